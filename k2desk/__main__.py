@@ -1,0 +1,3 @@
+from k2desk.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""Settings: defaults < settings.json in the home folder < environment < command-line flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Optional
+
+from k2desk.errors import UsageError
+
+DEFAULT_LLM = "qwen2.5-coder-0.5b"
+TEST_LLM = "smollm2-135m"
+DEFAULT_EMBEDDER = "all-minilm-l6-v2"
+DEFAULT_COLLECTION = "default"
+SUMMARIZER_BACKENDS = ("auto", "onnx", "llm", "extractive")
+BUILD_PROFILES = ("both", "raw", "summary")
+
+_COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
+
+
+def source_root() -> Optional[Path]:
+    """The repository (or pyinstaller bundle) root when k2desk runs from one, else None."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        return Path(bundle)
+    root = Path(__file__).resolve().parent.parent
+    return root if (root / "models" / "manifest.json").is_file() else None
+
+
+def default_home() -> Path:
+    env = os.environ.get("K2DESK_HOME")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("k2desk", appauthor=False))
+
+
+def default_models_dir(home: Path) -> Path:
+    env = os.environ.get("K2DESK_MODELS")
+    if env:
+        return Path(env).expanduser()
+    root = source_root()
+    if root is not None and not getattr(sys, "frozen", False):
+        return root / "models"
+    return home / "models"
+
+
+@dataclass
+class Settings:
+    home: Path = field(default_factory=default_home)
+    models_dir: Optional[Path] = None  # resolved in __post_init__
+    llm: str = DEFAULT_LLM  # a manifest name or a path to any GGUF file
+    gpu_layers: int = -1  # -1: offload every layer when the runtime was built with a GPU backend
+    threads: Optional[int] = None
+    n_ctx: int = 4096
+    embedder: str = DEFAULT_EMBEDDER
+    summarizer: str = "auto"
+    build_profile: str = "both"  # which stores to build: raw text (baselines), summaries (K²RAG)
+    lam: float = 0.8
+    top_k: int = 10
+    max_answer_tokens: int = 96
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        self.home = Path(self.home).expanduser()
+        if self.models_dir is None:
+            self.models_dir = default_models_dir(self.home)
+        self.models_dir = Path(self.models_dir).expanduser()
+        if self.summarizer not in SUMMARIZER_BACKENDS:
+            raise UsageError(f"unknown summarizer backend {self.summarizer!r}; choose one of {', '.join(SUMMARIZER_BACKENDS)}")
+        if self.build_profile not in BUILD_PROFILES:
+            raise UsageError(f"unknown build profile {self.build_profile!r}; choose one of {', '.join(BUILD_PROFILES)}")
+        if not 0.0 <= self.lam <= 1.0:
+            raise UsageError(f"lambda must be within [0, 1], got {self.lam}")
+
+    # -- persistence -------------------------------------------------------------------
+    @property
+    def settings_file(self) -> Path:
+        return self.home / "settings.json"
+
+    @property
+    def collections_dir(self) -> Path:
+        return self.home / "collections"
+
+    def collection_path(self, name: str) -> Path:
+        if not _COLLECTION_NAME.match(name or ""):
+            raise UsageError(f"invalid collection name {name!r}: use letters, digits, space, '.', '_' or '-'")
+        return self.collections_dir / f"{name}.k2db"
+
+    def list_collections(self) -> list[str]:
+        if not self.collections_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.collections_dir.glob("*.k2db"))
+
+    @classmethod
+    def load(cls, home: Optional[Path] = None, **overrides: Any) -> "Settings":
+        """Defaults, then ``settings.json`` in the home folder, then non-None overrides."""
+        base = cls(home=home) if home is not None else cls()
+        stored: dict[str, Any] = {}
+        if base.settings_file.is_file():
+            try:
+                stored = json.loads(base.settings_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                raise UsageError(f"cannot read {base.settings_file}: {exc}; fix or delete the file") from exc
+        known = {f.name for f in fields(cls)} - {"home"}
+        values = {k: v for k, v in stored.items() if k in known}
+        values.update({k: v for k, v in overrides.items() if v is not None and k in known})
+        if "models_dir" in values and values["models_dir"] is not None:
+            values["models_dir"] = Path(values["models_dir"])
+        return replace(base, **values)
+
+    def save(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        data = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items() if k != "home"}
+        tmp = self.settings_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        tmp.replace(self.settings_file)
+
+    def effective_threads(self) -> int:
+        return self.threads or max(1, os.cpu_count() or 1)

@@ -1,0 +1,110 @@
+"""What every retrieval method shares: the ``Method`` protocol and the ``Answer`` it returns."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterator, Optional, Protocol
+
+from k2desk.progress import CancelToken, Progress
+
+METHOD_NAMES = (
+    "k2rag",
+    "semantic",
+    "keyword",
+    "hybrid",
+    "kg",
+    "lightrag-local",
+    "lightrag-global",
+    "lightrag-hybrid",
+    "coe",
+    "mindmap",
+)
+
+
+@dataclass
+class Source:
+    """One passage an answer was drawn from."""
+
+    document: str  # the document's path or corpus key (shown to the user)
+    chunk_id: int
+    score: float
+    text: str
+    title: str = ""
+    start_char: int = 0
+    end_char: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
+
+
+@dataclass
+class LLMUsage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "LLMUsage") -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    question: str
+    method: str
+    answer: str
+    sources: list[Source] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    llm: LLMUsage = field(default_factory=LLMUsage)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``ask --json`` contract of ARCHITECTURE.md."""
+        return {
+            "question": self.question,
+            "method": self.method,
+            "answer": self.answer,
+            "sources": [s.to_json() for s in self.sources],
+            "trace": self.trace,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "llm": self.llm.to_json(),
+        }
+
+
+class Timer:
+    """Collects named step durations (seconds) into a dict: ``with timer("retrieve"): ...``."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    @contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+
+    def finish(self) -> dict[str, float]:
+        self.timings["total"] = time.perf_counter() - self._start
+        return self.timings
+
+
+class Method(Protocol):
+    """A way of answering a question from a collection's index."""
+
+    name: str
+
+    def ask(
+        self,
+        question: str,
+        progress: Optional[Progress] = None,
+        cancel: Optional[CancelToken] = None,
+    ) -> Answer: ...
