@@ -1,0 +1,105 @@
+"""The command line, per the contract in ARCHITECTURE.md. Exit 0 ok, 2 usage error, 1 failure;
+expected failures print one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from k2desk import __version__
+from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.errors import K2Error, UsageError
+from k2desk.methods.base import METHOD_NAMES
+from k2desk.progress import CancelToken
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)  # global flags go before or after the command
+    common.add_argument("--home", type=Path, help="data folder (env K2DESK_HOME; default: the platform's user data dir)")
+    common.add_argument("--llm", help="model name from `k2desk models list`, or the path of any GGUF file")
+    common.add_argument("--gpu-layers", type=int, help="layers to offload to the GPU (-1: all, 0: CPU only)")
+    common.add_argument("--threads", type=int, help="CPU threads for the LLM and the embedder")
+    common.add_argument("--summarizer", choices=["auto", "onnx", "llm", "extractive"], help="summarizer backend")
+    coll = _Parser(add_help=False)
+    coll.add_argument("--collection", "-c", default=DEFAULT_COLLECTION, help="collection name (default: %(default)s)")
+
+    p = _Parser(prog="k2desk", description="Offline answers about your own documents (K²RAG).", parents=[common])
+    p.add_argument("--version", action="version", version=f"k2desk {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    s = sub.add_parser("index", parents=[common, coll], help="index files, folders or a corpus .jsonl")
+    s.add_argument("paths", nargs="*", type=Path, help="files or folders (none: resume unfinished work)")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    s = sub.add_parser("ask", parents=[common, coll], help="answer a question from a collection")
+    s.add_argument("question")
+    s.add_argument("--method", "-m", default="k2rag", choices=METHOD_NAMES)
+    s.add_argument("--json", action="store_true", help="print one JSON object (answer, sources, trace, timings, llm)")
+
+    s = sub.add_parser("docs", parents=[common, coll], help="list or remove documents")
+    dsub = s.add_subparsers(dest="docs_command", parser_class=_Parser, required=True)
+    d = dsub.add_parser("list", parents=[common, coll])
+    d.add_argument("--json", action="store_true")
+    d = dsub.add_parser("remove", parents=[common, coll])
+    d.add_argument("path", help="a document path/key, a folder or a corpus file")
+
+    s = sub.add_parser("eval", parents=[common], help="evaluate methods on a benchmark folder")
+    s.add_argument("bench_dir", type=Path)
+    s.add_argument("--methods", default="k2rag,hybrid,semantic,keyword,kg")
+    s.add_argument("--folds", type=int, default=10)
+    s.add_argument("--limit", type=int)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", type=Path)
+    s.add_argument("--queries", help="queries file name inside BENCH_DIR (default: queries.jsonl, else queries_sample.jsonl)")
+
+    s = sub.add_parser("models", parents=[common], help="list, prepare or verify models")
+    msub = s.add_subparsers(dest="models_command", parser_class=_Parser, required=True)
+    m = msub.add_parser("list", parents=[common])
+    m.add_argument("--json", action="store_true")
+    m = msub.add_parser("prepare", parents=[common])
+    m.add_argument("names", nargs="*", help="models to prepare (default: every non-optional one)")
+    m = msub.add_parser("verify", parents=[common])
+    m.add_argument("names", nargs="*")
+    m = msub.add_parser("export-summarizer", parents=[common])
+    m.add_argument("src", type=Path, help="a Hugging Face seq2seq model folder (BART, T5, LED)")
+    m.add_argument("--name", help="name of the exported summarizer (default: the folder name)")
+    return p
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    flags = {k: getattr(args, k, None) for k in ("llm", "gpu_layers", "threads", "summarizer")}
+    return Settings.load(home=getattr(args, "home", None), **flags)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            from k2desk.gui.app import run_app
+
+            return run_app(settings_from(args))
+        settings = settings_from(args)
+        from k2desk import commands
+
+        return getattr(commands, f"cmd_{args.command}")(args, settings)
+    except K2Error as exc:
+        print(f"k2desk: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("k2desk: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

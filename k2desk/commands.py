@@ -1,0 +1,146 @@
+"""The CLI's commands: thin wrappers over the engine with progress bars and readable output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from k2desk.config import Settings
+from k2desk.engine import Engine
+from k2desk.errors import K2Error
+from k2desk.progress import CancelToken
+
+err = Console(stderr=True, highlight=False)
+
+
+@contextmanager
+def progress_bars(enabled: bool = True) -> Iterator:
+    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err, transient=False) as bars:
+        tasks: dict[str, int] = {}
+
+        def update(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bars.add_task(stage, total=max(total, 1))
+            bars.update(tasks[stage], completed=done, total=max(total, 1))
+
+        yield update
+
+
+def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
+    cancel = CancelToken()
+    with Engine(settings, args.collection) as engine, progress_bars(not args.json) as bars:
+        try:
+            report = engine.index(args.paths, progress=bars, cancel=cancel)
+        except KeyboardInterrupt:
+            cancel.cancel()
+            raise
+    if args.json:
+        print(json.dumps(report.__dict__, indent=2, default=str))
+    else:
+        out = Console(highlight=False)
+        out.print(f"indexed into collection '{args.collection}' ({settings.collection_path(args.collection)}):")
+        out.print(f"  {len(report.added)} added, {len(report.updated)} updated, {len(report.skipped)} unchanged, "
+                  f"{len(report.failed)} failed, {len(report.unsupported)} not supported; "
+                  f"{report.chunks} chunks in {report.seconds:.1f} s")
+        for key, reason in report.failed:
+            out.print(f"  [red]failed[/red]  {reason if key.endswith(reason.split(':')[0]) else key + ': ' + reason}")
+        for path, reason in report.unsupported:
+            out.print(f"  [yellow]skipped[/yellow] {path}: {reason}")
+    if report.cancelled:
+        err.print("k2desk: indexing cancelled; run `k2desk index` again to resume")
+        return 1
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    streaming = not args.json and sys.stdout.isatty()
+    on_token = (lambda t: print(t, end="", flush=True)) if streaming else None
+    with Engine(settings, args.collection) as engine:
+        answer = engine.ask(args.question, method=args.method, on_token=on_token)
+    if args.json:
+        print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    if streaming:
+        print()
+    else:
+        print(answer.answer)
+    print("\nSources:")
+    for i, s in enumerate(answer.sources, 1):
+        snippet = " ".join(s.text.split())[:160]
+        print(f"  [{i}] {s.document} (chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
+    t = answer.timings.get("total", 0.0)
+    print(f"\n{args.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
+    with Engine(settings, args.collection) as engine:
+        if args.docs_command == "remove":
+            removed = engine.remove(args.path)
+            if not removed:
+                raise K2Error(f"no document matches {args.path} in collection '{args.collection}'; see `k2desk docs list`")
+            for key in removed:
+                print(f"removed {key}")
+            return 0
+        docs = engine.documents()
+    if args.json:
+        print(json.dumps([{"key": d.key, "title": d.title, "kind": d.kind, "status": d.status, "error": d.error,
+                           "chunks": d.n_chunks, "stages": d.stages} for d in docs], indent=2, ensure_ascii=False))
+        return 0
+    for d in docs:
+        extra = f"  ({d.error})" if d.error else ""
+        print(f"{d.status:<10} {d.kind:<5} {d.n_chunks:>4} chunks  {d.key}{extra}")
+    print(f"{len(docs)} documents")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.runtime.models import ModelStore
+
+    store = ModelStore(settings.models_dir)
+    if args.models_command == "list":
+        rows = store.status()
+        if args.json:
+            print(json.dumps(rows, indent=2, default=str))
+            return 0
+        for r in rows:
+            mark = "ready  " if r.get("present") else "missing"
+            print(f"{mark} {r['name']:<22} {r['role']:<9} {r.get('purpose', '')}  {r.get('path', '')}")
+        return 0
+    if args.models_command == "prepare":
+        with progress_bars() as bars:
+            paths = store.prepare(args.names or None, progress=bars)
+        for p in paths:
+            print(f"ready {p}")
+        return 0
+    if args.models_command == "verify":
+        bad = 0
+        for name, ok, message in store.verify(args.names or None):
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {message}")
+            bad += not ok
+        return 1 if bad else 0
+    if args.models_command == "export-summarizer":
+        from k2desk.runtime.export import export_seq2seq
+
+        name = args.name or args.src.name
+        out = export_seq2seq(args.src, settings.models_dir / "summarizers" / name)
+        print(f"exported {args.src} -> {out}")
+        return 0
+    raise K2Error(f"unknown models command {args.models_command}")
+
+
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.eval.runner import eval_command
+
+    return eval_command(args, settings)

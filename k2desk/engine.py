@@ -1,0 +1,134 @@
+"""The engine: one collection, its index, and every method that answers from it.
+
+``Engine.index(paths, progress, cancel)`` and ``Engine.ask(question, method)`` are what the CLI,
+the desktop app and the evaluation harness use. Models load lazily and are shared by every
+engine of the process (switching collections does not reload a 500 MB LLM).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from k2desk.config import Settings
+from k2desk.errors import UsageError
+from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
+from k2desk.methods.base import METHOD_NAMES, Answer, Method
+from k2desk.methods.context import MethodContext
+from k2desk.methods.naive import NaiveMethod
+from k2desk.progress import CancelToken, Progress
+from k2desk.runtime.embedder import Embedder
+from k2desk.runtime.llm import LLM
+from k2desk.runtime.models import ModelStore
+from k2desk.store.db import Database
+from k2desk.store.documents import DocumentRow, DocumentStore
+
+_shared_lock = threading.Lock()
+_shared_models: dict[tuple, object] = {}
+
+
+def shared_llm(settings: Settings) -> LLM:
+    path = ModelStore(settings.models_dir).resolve_llm(settings.llm)
+    key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
+    with _shared_lock:
+        if key not in _shared_models:
+            for old in [k for k in _shared_models if k[0] == "llm"]:  # one LLM in memory at a time
+                _shared_models.pop(old).close()  # type: ignore[attr-defined]
+            _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
+                                      threads=settings.effective_threads(), seed=settings.seed)
+        return _shared_models[key]  # type: ignore[return-value]
+
+
+def shared_embedder(settings: Settings) -> Embedder:
+    path = ModelStore(settings.models_dir).resolve_embedder(settings.embedder)
+    key = ("embedder", str(path), settings.effective_threads())
+    with _shared_lock:
+        if key not in _shared_models:
+            _shared_models[key] = Embedder(path, threads=settings.effective_threads())
+        return _shared_models[key]  # type: ignore[return-value]
+
+
+class Engine:
+    def __init__(self, settings: Settings, collection: str = "default") -> None:
+        self.settings = settings
+        self.collection = collection
+        self.path = settings.collection_path(collection)
+        self.db = Database(self.path)
+        self.docs = DocumentStore(self.db)
+        self.indexer = Indexer(self.db, self._stages())
+
+    # -- models ------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        return shared_embedder(self.settings)
+
+    @property
+    def llm(self) -> LLM:
+        return shared_llm(self.settings)
+
+    def _stages(self) -> list[Stage]:
+        embedder: Callable[[], Embedder] = lambda: self.embedder  # noqa: E731
+        stages: list[Stage] = []
+        if self.settings.build_profile in ("both", "raw"):
+            stages.append(ChunkIndexStage(self.db, embedder, "text"))
+        return stages
+
+    # -- indexing ----------------------------------------------------------------------
+    def index(self, paths: Sequence[str | Path], progress: Optional[Progress] = None,
+              cancel: Optional[CancelToken] = None) -> IndexReport:
+        """Index files, folders or corpus .jsonl files; unchanged documents are skipped, and
+        documents a previous run left unfinished are completed too."""
+        return run(self.indexer, list(paths), progress, cancel)
+
+    def resume(self, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> IndexReport:
+        return run(self.indexer, [], progress, cancel)
+
+    def documents(self) -> list[DocumentRow]:
+        return self.docs.list()
+
+    def remove(self, path: str | Path) -> list[str]:
+        """Remove a document (by path or key), or every document under a folder / corpus file."""
+        text = str(path)
+        candidates = [text]
+        p = Path(text).expanduser()
+        if p.exists():
+            candidates.insert(0, str(p.resolve()))
+        for key in candidates:
+            if self.docs.get(key):
+                self.indexer.remove(key)
+                return [key]
+        resolved = candidates[0]
+        removed = []
+        for prefix in (resolved.rstrip("/") + "/", resolved + "#"):
+            for key in self.docs.keys_with_prefix(prefix):
+                if self.indexer.remove(key):
+                    removed.append(key)
+        return removed
+
+    # -- answering ---------------------------------------------------------------------
+    def method(self, name: str, on_token: Optional[Callable[[str], None]] = None) -> Method:
+        if name not in METHOD_NAMES:
+            raise UsageError(f"unknown method {name!r}; choose one of {', '.join(METHOD_NAMES)}")
+        ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token)
+        if name in ("semantic", "keyword", "hybrid"):
+            return NaiveMethod(name, ctx)
+        raise UsageError(f"method {name!r} is not available yet in this build; use semantic, keyword or hybrid")
+
+    def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
+            cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:
+        question = (question or "").strip()
+        if not question:
+            raise UsageError("the question is empty")
+        if not self.docs.counts().get("done"):
+            raise UsageError(f"collection {self.collection!r} has no indexed documents; run `k2desk index PATH` first")
+        return self.method(method, on_token).ask(question, progress=progress, cancel=cancel)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,222 @@
+"""The indexing pipeline: register documents (read + hash), then build each derived store.
+
+Work is stage-major: every pending document is read first, then each build stage runs over the
+documents that still need it (the raw-text index first, so the naive methods are usable early).
+A stage computes outside any transaction (embedding, LLM calls) and writes one document's rows
+in ONE transaction, recording itself in ``document_stages`` with the content hash it was built
+from. A crash or a cancel therefore leaves every document either fully indexed by a stage or
+not at all, and the next run resumes with what is missing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional, Protocol, Sequence
+
+from k2desk.errors import Cancelled, IngestError, K2Error
+from k2desk.ingest import CorpusReport, read_path, scan
+from k2desk.methods.retrieval import chunk_header
+from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.runtime.embedder import Embedder
+from k2desk.store.db import Database
+from k2desk.store.documents import DocumentRow, DocumentStore
+from k2desk.store.sparse import SparseIndex
+from k2desk.store.vectors import VectorIndex
+from k2desk.text.chunking import chunk_text
+
+
+@dataclass
+class IndexReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # unchanged since the last run
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (document, reason)
+    unsupported: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): not documents
+    removed: list[str] = field(default_factory=list)
+    processed: int = 0  # documents that went through at least one build stage
+    chunks: int = 0
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    cancelled: bool = False
+
+
+class Stage(Protocol):
+    """One derived store of a document."""
+
+    name: str  # recorded in document_stages
+    label: str  # progress stage shown to the user
+
+    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
+        """Do the slow work; return a writer that stores the result (called in a transaction)
+        and returns how many chunks it wrote."""
+        ...
+
+    def clear(self, doc_id: int) -> None:
+        """Delete every row this stage derived from the document (called in a transaction)."""
+        ...
+
+
+class ChunkIndexStage:
+    """Chunk a document's text (or summary) 256/20, embed the chunks, store vectors + FTS rows."""
+
+    def __init__(self, db: Database, embedder: Callable[[], Embedder], source: str = "text") -> None:
+        self.db = db
+        self._embedder = embedder
+        self.source = source
+        self.name = "text" if source == "text" else "summary_index"
+        self.label = "embed" if source == "text" else "embed summaries"
+        self.docs = DocumentStore(db)
+        self.vectors = VectorIndex(db, "chunks")
+        self.sparse = SparseIndex(db, source)
+
+    def _input(self, doc: DocumentRow) -> str:
+        if self.source == "text":
+            return self.docs.text(doc.id)
+        row = self.db.one("SELECT summary FROM documents WHERE id = ?", (doc.id,))
+        return (row[0] or "") if row else ""
+
+    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
+        embedder = self._embedder()
+        chunks = chunk_text(self._input(doc), embedder, "vec")
+        header = chunk_header(doc.title, doc.meta)
+        texts = [f"{header}\n{c.text}" if header else c.text for c in chunks]
+        vectors = embedder.embed(texts, cancel=cancel)
+
+        def write() -> int:
+            self.vectors.ensure(embedder.dim, embedder.name)
+            self.clear(doc.id)
+            ids = self.docs.add_chunks(doc.id, self.source, "vec", chunks)
+            self.vectors.add(ids, vectors, self.source)
+            self.sparse.add(ids, texts)
+            return len(ids)
+
+        return write
+
+    def clear(self, doc_id: int) -> None:
+        ids = self.docs.chunk_ids(doc_id, self.source, "vec")
+        self.vectors.remove(ids)
+        self.sparse.remove(ids)
+        self.docs.delete_chunks(ids)
+
+
+class Indexer:
+    def __init__(self, db: Database, stages: Sequence[Stage]) -> None:
+        self.db = db
+        self.docs = DocumentStore(db)
+        self.stages = list(stages)
+
+    # -- reading -----------------------------------------------------------------------
+    def register(self, paths: Sequence[str | Path], report: IndexReport, progress: Progress, cancel: CancelToken) -> None:
+        """Read every file under ``paths``; new or changed documents become 'pending'."""
+        items = scan(paths)
+        for i, item in enumerate(items):
+            cancel.check()
+            progress("read", i, len(items))
+            if item.kind is None:
+                report.unsupported.append((str(item.path), item.reason or "unsupported"))
+                continue
+            corpus = CorpusReport(path=str(item.path))
+            try:
+                raws = read_path(item.path, corpus)
+            except IngestError as exc:
+                key = str(item.path.resolve())
+                with self.db.transaction():
+                    self._clear_derived(key)
+                    self.docs.upsert(key, item.path.name, item.kind, {"path": key}, "", None, status="failed", error=str(exc))
+                report.failed.append((key, str(exc)))
+                continue
+            for line, reason in corpus.skipped:
+                report.failed.append((f"{item.path}:{line}", reason))
+            for raw in raws:
+                old = self.docs.get(raw.key)
+                if old and old.content_hash == raw.content_hash and old.status == "done":
+                    report.skipped.append(raw.key)
+                    continue
+                with self.db.transaction():
+                    if old:
+                        self._clear_derived(raw.key)
+                    self.docs.upsert(raw.key, raw.title, raw.kind, raw.meta, raw.content_hash, raw.text)
+                (report.updated if old and old.content_hash != raw.content_hash else report.added).append(raw.key)
+        progress("read", len(items), len(items))
+
+    def _clear_derived(self, key: str) -> None:
+        old = self.docs.get(key)
+        if old is None:
+            return
+        for stage in self.stages:
+            stage.clear(old.id)
+        self.docs.clear_stages(old.id)
+
+    # -- building ----------------------------------------------------------------------
+    def process(self, report: IndexReport, progress: Progress, cancel: CancelToken) -> None:
+        """Run every stage over the documents that need it (pending ones, and ones a previous
+        run left unfinished)."""
+        pending = [d for d in (self.docs.by_id(i) for i in self.docs.ids_to_process()) if d is not None]
+        if not pending:
+            return
+        with self.db.transaction():
+            for d in pending:
+                self.docs.set_status(d.id, "processing")
+        failed: set[int] = set()
+        for stage in self.stages:
+            todo = [d for d in pending if d.id not in failed and not self.docs.stage_done(d.id, stage.name, d.content_hash)]
+            t0 = time.perf_counter()
+            for i, doc in enumerate(todo):
+                progress(stage.label, i, len(todo))
+                try:
+                    cancel.check()
+                    writer = stage.build(doc, cancel)
+                    with self.db.transaction():
+                        report.chunks += writer()
+                        self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
+                except Cancelled:
+                    self._leave_pending(pending, failed)
+                    raise
+                except K2Error as exc:
+                    failed.add(doc.id)
+                    with self.db.transaction():
+                        self.docs.set_status(doc.id, "failed", f"{stage.label}: {exc}")
+                    report.failed.append((doc.key, f"{stage.label}: {exc}"))
+            progress(stage.label, len(todo), len(todo))
+            report.stage_seconds[stage.label] = report.stage_seconds.get(stage.label, 0.0) + time.perf_counter() - t0
+        with self.db.transaction():
+            for d in pending:
+                if d.id not in failed:
+                    self.docs.set_status(d.id, "done")
+        report.processed += len(pending)
+
+    def _leave_pending(self, docs: list[DocumentRow], failed: set[int]) -> None:
+        with self.db.transaction():
+            for d in docs:
+                if d.id not in failed:
+                    self.docs.set_status(d.id, "pending")
+
+    # -- removal -----------------------------------------------------------------------
+    def remove(self, key: str) -> bool:
+        doc = self.docs.get(key)
+        if doc is None:
+            return False
+        with self.db.transaction():
+            for stage in self.stages:
+                stage.clear(doc.id)
+            self.docs.delete(doc.id)
+        return True
+
+
+def run(indexer: Indexer, paths: Sequence[str | Path], progress: Optional[Progress] = None,
+        cancel: Optional[CancelToken] = None) -> IndexReport:
+    """Register ``paths`` (may be empty: resume only) then build what is pending."""
+    progress = progress_or_noop(progress)
+    cancel = cancel or CancelToken()
+    report = IndexReport()
+    t0 = time.perf_counter()
+    try:
+        if paths:
+            indexer.register(paths, report, progress, cancel)
+        indexer.process(report, progress, cancel)
+    except Cancelled:
+        report.cancelled = True
+    report.seconds = time.perf_counter() - t0
+    return report

@@ -1,0 +1,40 @@
+"""What a method may use: the collection's stores and the (lazily loaded) models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from k2desk.config import Settings
+from k2desk.methods.retrieval import Retriever
+from k2desk.runtime.embedder import Embedder
+from k2desk.runtime.llm import LLM
+from k2desk.store.db import Database
+from k2desk.store.documents import DocumentStore
+
+
+@dataclass
+class MethodContext:
+    db: Database
+    settings: Settings
+    embedder_factory: Callable[[], Embedder]
+    llm_factory: Callable[[], LLM]
+    on_token: Optional[Callable[[str], None]] = None  # streaming of the final answer
+    _retrievers: dict[str, Retriever] = field(default_factory=dict)
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.embedder_factory()
+
+    @property
+    def llm(self) -> LLM:
+        return self.llm_factory()
+
+    @property
+    def docs(self) -> DocumentStore:
+        return DocumentStore(self.db)
+
+    def retriever(self, source: str = "text") -> Retriever:
+        if source not in self._retrievers:
+            self._retrievers[source] = Retriever(self.db, self.embedder, source)
+        return self._retrievers[source]

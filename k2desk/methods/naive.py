@@ -1,0 +1,50 @@
+"""The K²RAG paper's naive baselines over the raw (unsummarized) corpus, §3.2:
+semantic (dense only, λ=1), keyword (sparse only, λ=0) and hybrid (λ=0.8); k=10, same prompt."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from k2desk.methods.base import Answer, Timer
+from k2desk.methods.context import MethodContext
+from k2desk.methods.generate import answer
+from k2desk.methods.retrieval import index_text
+from k2desk.progress import CancelToken, Progress, progress_or_noop
+
+LAMBDAS = {"semantic": 1.0, "keyword": 0.0}
+
+
+class NaiveMethod:
+    """Retrieve top-k chunks of the raw text, then answer with the generation prompt."""
+
+    def __init__(self, name: str, ctx: MethodContext, lam: Optional[float] = None, source: str = "text") -> None:
+        self.name = name
+        self.ctx = ctx
+        self.lam = LAMBDAS.get(name, ctx.settings.lam) if lam is None else lam
+        self.source = source
+
+    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
+        progress = progress_or_noop(progress)
+        cancel = cancel or CancelToken()
+        result = Answer(question, self.name, "")
+        timer = Timer()
+        progress("retrieve", 0, 2)
+        with timer("retrieve"):
+            hits = self.ctx.retriever(self.source).search(question, k=self.ctx.settings.top_k, lam=self.lam)
+        cancel.check()
+        progress("generate", 1, 2)
+        with timer("generate"):
+            completion, context = answer(self.ctx.llm, question, [index_text(h.chunk) for h in hits],
+                                         self.ctx.settings.max_answer_tokens, usage=result.llm,
+                                         on_token=self.ctx.on_token, cancel=cancel)
+        progress("generate", 2, 2)
+        result.answer = completion.text
+        result.sources = [h.source() for h in hits]
+        result.trace = {
+            "retrieval": {"lambda": self.lam, "k": self.ctx.settings.top_k, "source": self.source,
+                          "hits": [{"chunk_id": h.chunk.id, "score": round(h.score, 6), "dense": round(h.dense, 6),
+                                    "sparse": round(h.sparse, 6)} for h in hits]},
+            "context": context,
+        }
+        result.timings = timer.finish()
+        return result

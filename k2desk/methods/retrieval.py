@@ -1,0 +1,88 @@
+"""Hybrid retrieval, K²RAG equation (4): score = λ·cos(e(q), e(c)) + (1−λ)·cos(z(q), z(c)).
+
+Candidates are the union of the dense top-``pool`` (sqlite-vec) and the sparse top-``pool``
+(FTS5 BM25); every candidate then gets BOTH scores (the dense cosine from its stored vector, the
+sparse TF-IDF cosine from its terms) so the mix is computed on equal footing, and the top ``k``
+are returned. λ = 1 is the paper's semantic baseline, λ = 0 its keyword baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from k2desk.methods.base import Source
+from k2desk.runtime.embedder import Embedder
+from k2desk.store.db import Database
+from k2desk.store.documents import ChunkRow, DocumentStore
+from k2desk.store.sparse import SparseIndex
+from k2desk.store.vectors import VectorIndex
+
+
+@dataclass
+class Hit:
+    chunk: ChunkRow
+    score: float
+    dense: float
+    sparse: float
+
+    def source(self) -> Source:
+        c = self.chunk
+        return Source(c.document, c.id, self.score, c.text, c.title, c.start_char, c.end_char)
+
+
+class Retriever:
+    def __init__(self, db: Database, embedder: Embedder, source: str = "text") -> None:
+        self.db = db
+        self.embedder = embedder
+        self.source = source
+        self.docs = DocumentStore(db)
+        self.vectors = VectorIndex(db, "chunks")
+        self.sparse = SparseIndex(db, source)
+
+    def search(self, query: str, k: int = 10, lam: float = 0.8, pool: Optional[int] = None) -> list[Hit]:
+        pool = pool or max(50, 5 * k)
+        dense: dict[int, float] = {}
+        sparse_ids: list[int] = []
+        qvec = None
+        if lam > 0:
+            qvec = self.embedder.embed_one(query)
+            dense = dict(self.vectors.search(qvec, pool, self.source))
+        if lam < 1:
+            sparse_ids = self.sparse.candidates(query, pool)
+        ids = list(dict.fromkeys([*dense, *sparse_ids]))
+        if not ids:
+            return []
+        if qvec is not None:
+            missing = [i for i in ids if i not in dense]
+            dense.update(self.vectors.similarities(qvec, missing))
+        chunks = self.docs.chunks(ids)
+        sparse: dict[int, float] = {}
+        if lam < 1:
+            sparse = self.sparse.cosine(query, {i: index_text(c) for i, c in chunks.items()})
+        hits = []
+        for i in ids:
+            if i not in chunks:
+                continue
+            d, s = dense.get(i, 0.0), sparse.get(i, 0.0)
+            hits.append(Hit(chunks[i], lam * d + (1 - lam) * s, d, s))
+        hits.sort(key=lambda h: (-h.score, h.chunk.id))
+        return hits[:k]
+
+
+def chunk_header(title: str, meta: dict) -> str:
+    """One line naming a chunk's document (title, outlet, date). It is indexed with every chunk
+    (dense and sparse) and shown to the LLM, because questions name outlets and dates that
+    otherwise only a document's first chunk carries."""
+    parts = [title] if title else []
+    if meta.get("source"):
+        parts.append(str(meta["source"]))
+    if meta.get("published_at"):
+        parts.append(str(meta["published_at"])[:10])
+    return " | ".join(parts)
+
+
+def index_text(chunk: ChunkRow) -> str:
+    """The text a chunk is indexed and shown by: its document header, then its own text."""
+    header = chunk_header(chunk.title, chunk.meta)
+    return f"{header}\n{chunk.text}" if header else chunk.text

@@ -1,0 +1,167 @@
+"""The one LLM runtime: llama-cpp-python over a quantized GGUF file (GPU offload when built so).
+
+* Prompts are rendered with the model's own chat template (from the GGUF), then completed with
+  ``create_completion``, so token counts and context budgets are exact.
+* JSON output is constrained by a grammar compiled from a JSON schema (``LlamaGrammar``); note
+  that the OpenAI-style ``json_schema`` response_format key is silently ignored by 0.3.x.
+* The context never overflows ``n_ctx``: callers ask ``budget()`` how many tokens the context may
+  take and ``truncate()`` it; the question is never cut.
+* One model job at a time: a lock serializes every call (two llama.cpp jobs on the same cores
+  slow each other down by an order of magnitude).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from k2desk.errors import Cancelled, ModelError
+from k2desk.methods.base import LLMUsage
+from k2desk.progress import CancelToken
+
+Message = dict[str, str]
+TEMPLATE_MARGIN = 8  # tokens kept free besides the rendered prompt and the answer
+
+
+@dataclass
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    finish_reason: str = "stop"
+
+
+class LLM:
+    def __init__(self, model_path: Path | str, n_ctx: int = 4096, gpu_layers: int = -1,
+                 threads: Optional[int] = None, seed: int = 0) -> None:
+        self.path = Path(model_path)
+        if not self.path.is_file():
+            raise ModelError(f"model file not found: {self.path}; pass --llm with the path of a GGUF file or run `k2desk models prepare`")
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - installation problem
+            raise ModelError(f"llama-cpp-python is not installed ({exc}); run the README's setup command") from exc
+        try:
+            self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_gpu_layers=gpu_layers, n_threads=threads,
+                              n_threads_batch=threads, seed=seed, verbose=False)
+        except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
+            raise ModelError(f"cannot load {self.path.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; is it a complete GGUF file?") from exc
+        self.name = self.path.stem
+        self.n_ctx = self._llm.n_ctx()
+        self.gpu_layers = gpu_layers
+        self._lock = threading.RLock()
+        self._grammars: dict[str, Any] = {}
+        self._formatter = self._make_formatter()
+
+    # -- templates and tokens ------------------------------------------------------------
+    def _make_formatter(self):
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            return None
+        vocab = self._llm._model  # noqa: SLF001 - token text lookups are only exposed there
+        eos = vocab.token_get_text(self._llm.token_eos()) if self._llm.token_eos() >= 0 else ""
+        bos = vocab.token_get_text(self._llm.token_bos()) if self._llm.token_bos() >= 0 else ""
+        return Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos, add_generation_prompt=True)
+
+    def render(self, messages: list[Message]) -> tuple[str, list[str]]:
+        """The prompt text for ``messages`` and the template's stop strings."""
+        if self._formatter is None:
+            text = "".join(f"### {m['role'].capitalize()}:\n{m['content']}\n\n" for m in messages) + "### Assistant:\n"
+            return text, ["### User:"]
+        result = self._formatter(messages=messages)
+        stop = result.stop if isinstance(result.stop, list) else ([result.stop] if result.stop else [])
+        return result.prompt, stop
+
+    def tokenize(self, text: str, special: bool = True) -> list[int]:
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text, special=False))
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        """``text`` cut to at most ``max_tokens`` tokens (at a token boundary)."""
+        if max_tokens <= 0:
+            return ""
+        tokens = self.tokenize(text, special=False)
+        if len(tokens) <= max_tokens:
+            return text
+        return self._llm.detokenize(tokens[:max_tokens]).decode("utf-8", errors="ignore")
+
+    def budget(self, messages: list[Message], max_tokens: int) -> int:
+        """Tokens left for context once ``messages`` (without it) and the answer are counted."""
+        prompt, _ = self.render(messages)
+        return self.n_ctx - len(self.tokenize(prompt)) - max_tokens - TEMPLATE_MARGIN
+
+    # -- generation ----------------------------------------------------------------------
+    def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
+             schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
+             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
+             stop: Optional[list[str]] = None) -> Completion:
+        prompt, template_stop = self.render(messages)
+        prompt_tokens = len(self.tokenize(prompt))
+        if prompt_tokens + max_tokens > self.n_ctx:
+            max_tokens = self.n_ctx - prompt_tokens - 1
+            if max_tokens <= 0:
+                raise ModelError(f"prompt of {prompt_tokens} tokens does not fit the {self.n_ctx}-token context of {self.name}")
+        kwargs: dict[str, Any] = dict(max_tokens=max_tokens, temperature=temperature, top_k=1 if temperature == 0 else 40,
+                                      stop=(stop or []) + template_stop, stream=True)
+        if schema is not None:
+            kwargs["grammar"] = self._grammar(schema)
+        pieces: list[str] = []
+        finish = "stop"
+        t0 = time.perf_counter()
+        with self._lock:
+            if cancel:
+                cancel.check()
+            for part in self._llm.create_completion(prompt, **kwargs):
+                choice = part["choices"][0]
+                piece = choice.get("text") or ""
+                if piece:
+                    pieces.append(piece)
+                    if on_token:
+                        on_token(piece)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+                if cancel and cancel.cancelled:
+                    raise Cancelled("cancelled by the user")
+        text = "".join(pieces)
+        completion_tokens = len(self.tokenize(text, special=False)) if text else 0
+        done = Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
+        if usage is not None:
+            usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
+        return done
+
+    def json(self, messages: list[Message], schema: dict, max_tokens: int = 512,
+             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> Optional[Any]:
+        """A JSON value produced under ``schema``; None when the model's output does not parse
+        (e.g. cut by ``max_tokens``) — callers treat that as "nothing extracted"."""
+        out = self.chat(messages, max_tokens=max_tokens, schema=schema, usage=usage, cancel=cancel)
+        try:
+            return json.loads(out.text)
+        except ValueError:
+            return None
+
+    def complete(self, prompt: str, max_tokens: int = 256) -> str:
+        """Plain single-turn completion (used by the LLM summarizer)."""
+        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
+
+    def _grammar(self, schema: dict):
+        from llama_cpp import LlamaGrammar
+
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
+        return self._grammars[key]
+
+    def close(self) -> None:
+        llm = getattr(self, "_llm", None)
+        if llm is not None:
+            llm.close()
+            self._llm = None
