@@ -48,7 +48,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(report.__dict__, indent=2, default=str))
     else:
-        out = Console(highlight=False)
+        out = Console(highlight=False, soft_wrap=True)
         out.print(f"indexed into collection '{args.collection}' ({settings.collection_path(args.collection)}):")
         out.print(f"  {len(report.added)} added, {len(report.updated)} updated, {len(report.skipped)} unchanged, "
                   f"{len(report.failed)} failed, {len(report.unsupported)} not supported; "

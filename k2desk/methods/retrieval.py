@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from k2desk.ingest.corpus import format_date
 from k2desk.methods.base import Source
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
@@ -78,7 +79,7 @@ def chunk_header(title: str, meta: dict) -> str:
     if meta.get("source"):
         parts.append(str(meta["source"]))
     if meta.get("published_at"):
-        parts.append(str(meta["published_at"])[:10])
+        parts.append(format_date(str(meta["published_at"])))
     return " | ".join(parts)
 
 

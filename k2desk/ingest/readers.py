@@ -1,0 +1,392 @@
+"""Per-format readers: one file in, RawDocument(s) out, or an IngestError with a one-line reason.
+
+Every reader gets the file's bytes (read once, so `content_hash` always matches the text that was
+parsed) and returns (title, text, meta). `read_path` dispatches on the extension, normalizes the
+text, and turns any unexpected library exception into an IngestError naming the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import io
+import posixpath
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+from xml.etree import ElementTree
+
+from k2desk.errors import IngestError
+
+SUPPORTED: dict[str, str] = {
+    ".txt": "txt",
+    ".md": "md",
+    ".markdown": "md",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".epub": "epub",
+    ".jsonl": "jsonl",
+}
+
+
+@dataclass
+class RawDocument:
+    key: str  # absolute resolved path; for a corpus record f"{path}#{url}" (or #line-N)
+    title: str
+    text: str  # normalized text to index (corpus records: metadata header + body)
+    kind: str  # a value of SUPPORTED
+    meta: dict = field(default_factory=dict)
+    content_hash: str = ""  # sha256 hex of the file's bytes / the record's canonical JSON
+
+
+def file_hash(path: str | Path) -> str:
+    """sha256 hex of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def short_reason(exc: BaseException, limit: int = 160) -> str:
+    """'ClassName: first line of the message', truncated: the one-line form of a library error."""
+    lines = str(exc).strip().splitlines()
+    msg = f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
+    return msg if len(msg) <= limit else msg[: limit - 1] + "…"
+
+
+# --- text normalization ---------------------------------------------------------------------
+
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"), None)  # soft hyphen, ZWSP, WJ, BOM
+_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x85": "\n", "\u2028": "\n",
+                         "\x0c": "\n\n", "\u2029": "\n\n"})
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r"[^\S\n]+")  # any whitespace except newline (tabs, NBSP, thin spaces ...)
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def normalize_text(text: str) -> str:
+    """Collapse runs of spaces, keep single newlines and paragraph breaks (one blank line), strip.
+
+    Idempotent: normalize_text(normalize_text(s)) == normalize_text(s), so offsets into the
+    stored text stay valid.
+    """
+    text = text.replace("\r\n", "\n").translate(_BREAKS).translate(_INVISIBLE)
+    text = _SPACES.sub(" ", _CONTROLS.sub("", text))
+    text = "\n".join(line.strip() for line in text.split("\n"))
+    return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Bytes of a plain-text file -> str: UTF-8 (BOM or not), UTF-16 with BOM, else cp1252/latin-1.
+
+    Raises IngestError when the bytes are not text (NUL bytes or mostly control characters).
+    """
+    binary = IngestError(f"{name}: not a text file (binary content)")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise binary from None
+    elif b"\x00" in data:
+        raise binary
+    else:
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+    sample = text[:65536]
+    if sample and len(_CONTROLS.findall(sample)) > 0.05 * len(sample):
+        raise binary
+    return text
+
+
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def decode_markup(data: bytes) -> str:
+    """Bytes of an HTML/XHTML file -> str, honouring a BOM or a <meta charset>, else UTF-8/cp1252."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
+    if data.startswith(codecs.BOM_UTF8):
+        return data[3:].decode("utf-8", errors="replace")
+    m = _CHARSET.search(data[:4096])
+    if m:
+        try:
+            return data.decode(m.group(1).decode("ascii"), errors="replace")
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+# --- HTML (also used for Markdown and EPUB) ---------------------------------------------------
+
+_PARA, _LINE, _CELL, _BR = "\ue000", "\ue001", "\ue002", "\ue003"  # private-use markers
+_DROP = {"head", "script", "style", "noscript", "template", "nav", "svg", "iframe", "object",
+         "canvas", "select", "button", "-comment"}
+_BLOCK = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "dl", "table", "section",
+          "article", "header", "footer", "main", "aside", "blockquote", "figure", "address",
+          "hr", "form", "fieldset", "details", "body", "html"}
+_LINE_TAGS = {"li", "tr", "dt", "dd", "caption", "figcaption", "summary", "legend", "thead",
+              "tbody", "tfoot"}
+_HTML_WS = re.compile(r"[ \t\n\r\f]+")
+_MARKERS = re.compile("[\ue000-\ue003]")
+_BREAK_RUN = re.compile("[ \ue000\ue001\ue003]*[\ue000\ue001\ue003][ \ue000\ue001\ue003]*")
+
+_SELF_CLOSED = re.compile(r"<(title|script|style|textarea|iframe)(\s[^<>]*)?/>", re.I)
+
+
+def _resolve_breaks(m: re.Match) -> str:
+    """A run of break markers and spaces -> one newline, or a blank line for a block or <br><br>."""
+    run = m.group()
+    return "\n\n" if _PARA in run or run.count(_BR) > 1 else "\n"
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """(title, text) of an HTML page: script/style/nav/head dropped, blocks -> line breaks."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = _SELF_CLOSED.sub(r"<\1\2></\1>", _MARKERS.sub("", html))  # XHTML <title/> etc.
+    tree = LexborHTMLParser(html)
+    title_node = tree.css_first("head > title") or tree.css_first("title")
+    title = _HTML_WS.sub(" ", title_node.text()).strip() if title_node else ""
+    parts: list[str] = []
+    stack: list = [tree.body or tree.root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        tag = node.tag
+        if tag == "-text":
+            parts.append(_HTML_WS.sub(" ", node.text(deep=False) or ""))
+        elif tag in _DROP or tag is None or tag.startswith("-"):
+            continue
+        elif tag == "br":
+            parts.append(_BR)
+        elif tag == "pre":
+            parts.append(_PARA + (node.text(deep=True) or "").replace("\n", _BR) + _PARA)
+        else:
+            end = (_PARA if tag in _BLOCK else _LINE if tag in _LINE_TAGS
+                   else _CELL if tag in ("td", "th") else "")
+            if end != _CELL:
+                parts.append(end)
+            stack.append(end)
+            stack.extend(reversed(list(node.iter(include_text=True))))
+    text = "".join(parts)
+    text = re.sub(f"[ {_CELL}]*{_CELL}[ {_CELL}]*(?=[{_PARA}{_LINE}{_BR}]|$)", "", text)  # last cells
+    text = _BREAK_RUN.sub(_resolve_breaks, text.replace(_CELL, " | "))
+    return title, normalize_text(text)
+
+
+# --- the readers: (data, name) -> (title, text, meta) -----------------------------------------
+
+Read = tuple[str, str, dict]
+
+
+def _read_txt(data: bytes, name: str) -> Read:
+    return "", normalize_text(decode_text(data, name)), {}
+
+
+def _read_md(data: bytes, name: str) -> Read:
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(decode_text(data, name))
+    return "", html_to_text(html)[1], {}
+
+
+def _read_html(data: bytes, name: str) -> Read:
+    title, text = html_to_text(decode_markup(data))
+    return title, text, {}
+
+
+def _pdf_pdfium(data: bytes) -> list[str]:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    try:
+        pages = []
+        for i in range(len(pdf)):
+            page = pdf[i]
+            textpage = page.get_textpage()
+            pages.append(textpage.get_text_range())
+            textpage.close()
+            page.close()
+        return pages
+    finally:
+        pdf.close()
+
+
+def _pdf_pypdf(data: bytes) -> list[str]:
+    import logging
+
+    from pypdf import PdfReader
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its recovery warnings are not ours to show
+    reader = PdfReader(io.BytesIO(data))
+    if reader.is_encrypted:
+        reader.decrypt("")  # opens files with an owner password only; raises otherwise
+    return [page.extract_text() or "" for page in reader.pages]
+
+
+def _read_pdf(data: bytes, name: str) -> Read:
+    """pypdfium2 first, pypdf when pdfium fails or finds no text. Pages joined by a blank line."""
+    pages: list[str] | None = None
+    errors: list[str] = []
+    for extract in (_pdf_pdfium, _pdf_pypdf):
+        try:
+            got = [normalize_text(p) for p in extract(data)]
+        except Exception as exc:  # noqa: BLE001 - any library failure means "try the next one"
+            errors.append(short_reason(exc))
+            continue
+        if any(got):
+            pages = got
+            break
+        pages = pages or got
+    if pages is None:
+        raise IngestError(f"{name}: cannot read PDF ({errors[0]})")
+    if not any(pages):
+        raise IngestError(f"{name}: no extractable text (scanned PDF?)")
+    text, offsets, pending = "", [], 0  # page_offsets[i]: where page i+1's text starts
+    for page in pages:  # (an empty page gets the offset of the next page with text)
+        if not page:
+            pending += 1
+            continue
+        text += "\n\n" if text else ""
+        offsets += [len(text)] * (pending + 1)
+        pending = 0
+        text += page
+    offsets += [len(text)] * pending
+    return "", text, {"pages": len(pages), "page_offsets": offsets}
+
+
+def _read_docx(data: bytes, name: str) -> Read:
+    import docx
+    from docx.table import Table
+
+    document = docx.Document(io.BytesIO(data))
+    blocks: list[str] = []
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            rows = []
+            for row in block.rows:
+                cells, seen = [], set()
+                for cell in row.cells:  # merged cells repeat: keep each once
+                    if id(cell._tc) not in seen:
+                        seen.add(id(cell._tc))
+                        cells.append(" ".join(cell.text.split()))
+                rows.append(" | ".join(c for c in cells if c))
+            blocks.append("\n".join(r for r in rows if r))
+        else:
+            blocks.append(block.text)
+    return "", normalize_text("\n\n".join(blocks)), {}  # core title is often stale: use stem
+
+
+_EPUB_MAX_ITEM = 64 << 20  # refuse zip members that inflate beyond 64 MiB
+_XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _zip_read(zf: zipfile.ZipFile, member: str, name: str) -> bytes:
+    try:
+        info = zf.getinfo(member)
+    except KeyError:
+        raise IngestError(f"{name}: cannot read EPUB (missing {member})") from None
+    if info.file_size > _EPUB_MAX_ITEM:
+        raise IngestError(f"{name}: cannot read EPUB ({member} is too large)")
+    return zf.read(info)
+
+
+def _read_epub(data: bytes, name: str) -> Read:
+    """container.xml -> OPF -> spine order; each XHTML item's text, joined by blank lines."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise IngestError(f"{name}: cannot read EPUB (not a zip archive)") from None
+    container = ElementTree.fromstring(_zip_read(zf, "META-INF/container.xml", name))
+    opf_path = next((e.get("full-path") for e in container.iter()
+                     if _local(e.tag) == "rootfile" and e.get("full-path")), None)
+    if not opf_path:
+        raise IngestError(f"{name}: cannot read EPUB (container.xml names no package file)")
+    opf = ElementTree.fromstring(_zip_read(zf, opf_path, name))
+    base = posixpath.dirname(opf_path)
+    manifest, spine, title = {}, [], ""
+    for e in opf.iter():
+        tag = _local(e.tag)
+        if tag == "item" and e.get("id") and e.get("href"):
+            path = posixpath.normpath(posixpath.join(base, unquote(e.get("href"))))
+            manifest[e.get("id")] = (path, e.get("media-type", ""))
+        elif tag == "itemref" and e.get("idref"):
+            spine.append(e.get("idref"))
+        elif tag == "title" and not title and (e.text or "").strip():
+            title = " ".join(e.text.split())
+    encrypted: set[str] = set()
+    if "META-INF/encryption.xml" in zf.namelist():
+        enc = ElementTree.fromstring(_zip_read(zf, "META-INF/encryption.xml", name))
+        encrypted = {unquote(e.get("URI", "")) for e in enc.iter() if _local(e.tag) == "CipherReference"}
+    texts = []
+    for idref in spine:
+        path, media_type = manifest.get(idref, ("", ""))
+        if not path or media_type not in _XHTML_TYPES:
+            continue
+        if path in encrypted:
+            raise IngestError(f"{name}: EPUB is DRM-protected (encrypted content)")
+        texts.append(html_to_text(decode_markup(_zip_read(zf, path, name)))[1])
+    return title, normalize_text("\n\n".join(t for t in texts if t)), {"chapters": len(texts)}
+
+
+_READERS = {"txt": _read_txt, "md": _read_md, "html": _read_html, "pdf": _read_pdf,
+            "docx": _read_docx, "epub": _read_epub}
+
+
+def read_path(path: str | Path, report=None) -> list[RawDocument]:
+    """Read one file: one RawDocument, or one per record for a .jsonl corpus.
+
+    `report` (a corpus.CorpusReport) collects the skipped lines of a .jsonl file; it is ignored
+    for other kinds. Raises IngestError("<file name>: <reason>") for anything unreadable.
+    """
+    p = Path(path).expanduser()
+    name = p.name or str(p)
+    try:
+        p = p.resolve(strict=True)
+    except FileNotFoundError:
+        raise IngestError(f"{name}: no such file") from None
+    except (OSError, RuntimeError) as exc:
+        raise IngestError(f"{name}: cannot open ({short_reason(exc)})") from None
+    if p.is_dir():
+        raise IngestError(f"{name}: is a folder, not a file")
+    kind = SUPPORTED.get(p.suffix.lower())
+    if kind is None:
+        raise IngestError(f"{name}: unsupported file type {p.suffix.lower() or '(no extension)'}")
+    if kind == "jsonl":
+        from k2desk.ingest.corpus import iter_corpus
+
+        return list(iter_corpus(p, report))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise IngestError(f"{name}: cannot read file ({short_reason(exc)})") from None
+    try:
+        title, text, meta = _READERS[kind](data, name)
+    except IngestError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - library failures become one-line IngestErrors
+        raise IngestError(f"{name}: cannot read {kind.upper()} ({short_reason(exc)})") from exc
+    text = normalize_text(text)
+    if not text:
+        raise IngestError(f"{name}: empty document (no text)")
+    return [RawDocument(key=str(p), title=title or p.stem, text=text, kind=kind,
+                        meta={"path": str(p), **meta}, content_hash=hashlib.sha256(data).hexdigest())]
