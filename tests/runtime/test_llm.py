@@ -1,0 +1,77 @@
+"""The llama-cpp-python runtime on the real tiny GGUF (SmolLM2-135M)."""
+
+import pytest
+
+from k2desk.errors import Cancelled, ModelError
+from k2desk.methods.base import LLMUsage
+from k2desk.methods.generate import answer, generation_messages
+from k2desk.progress import CancelToken
+from k2desk.runtime.llm import LLM
+
+
+@pytest.fixture(scope="module")
+def llm(tiny_llm_path):
+    model = LLM(tiny_llm_path, n_ctx=1024, threads=2)
+    yield model
+    model.close()
+
+
+def test_chat_counts_tokens_and_streams(llm):
+    usage = LLMUsage()
+    pieces = []
+    out = llm.chat([{"role": "user", "content": "Say hello."}], max_tokens=12, usage=usage, on_token=pieces.append)
+    assert out.text and out.completion_tokens <= 12
+    assert "".join(pieces).strip() == out.text
+    prompt, _ = llm.render([{"role": "user", "content": "Say hello."}])
+    assert out.prompt_tokens == len(llm.tokenize(prompt)) and "Say hello." in prompt
+    assert usage.calls == 1 and usage.prompt_tokens == out.prompt_tokens and usage.completion_tokens == out.completion_tokens
+
+
+def test_json_schema_bounds_the_output(llm):
+    schema = {"type": "object", "properties": {
+        "names": {"type": "array", "items": {"type": "string", "maxLength": 20}, "maxItems": 3}},
+        "required": ["names"]}
+    value = llm.json([{"role": "user", "content": "List people in: Ada met Bob and Cy in Paris. Answer in JSON."}], schema, max_tokens=200)
+    assert isinstance(value, dict) and isinstance(value["names"], list)
+    assert len(value["names"]) <= 3 and all(len(n) <= 20 for n in value["names"])
+
+
+def test_context_is_cut_never_the_question(llm):
+    question = "What colour is the door? (QUESTION-MARKER)"
+    huge = ["The door is green. " * 200] * 10  # far more than 1,024 tokens
+    usage = LLMUsage()
+    out, context = answer(llm, question, huge, max_tokens=16, usage=usage)
+    assert usage.prompt_tokens + 16 <= llm.n_ctx
+    assert len(context) < sum(map(len, huge))
+    prompt, _ = llm.render(generation_messages(context, question))
+    assert "QUESTION-MARKER" in prompt and prompt.rstrip().endswith("Short Answer:") or "Short Answer:" in prompt
+
+
+def test_truncate_and_budget(llm):
+    text = "one two three four five six seven eight nine ten " * 10
+    cut = llm.truncate(text, 5)
+    assert llm.count_tokens(cut) <= 5 and text.startswith(cut.strip()[:3])
+    assert llm.truncate("short", 100) == "short"
+    assert llm.budget(generation_messages("", "q?"), 64) < llm.n_ctx - 64
+
+
+def test_cancel_stops_generation(llm):
+    cancel = CancelToken()
+    seen = []
+
+    def on_token(t):
+        seen.append(t)
+        cancel.cancel()
+
+    with pytest.raises(Cancelled):
+        llm.chat([{"role": "user", "content": "Count from one to fifty in words."}], max_tokens=200, on_token=on_token, cancel=cancel)
+    assert len(seen) == 1
+
+
+def test_bad_model_files_name_the_file(tmp_path):
+    with pytest.raises(ModelError, match="not found: .*nothing.gguf"):
+        LLM(tmp_path / "nothing.gguf")
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ModelError, match="bad.gguf"):
+        LLM(bad)

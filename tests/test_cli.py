@@ -1,0 +1,70 @@
+"""The CLI contract, through a real subprocess: exit codes, one-line errors, --json schema."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def cli(tmp_path, models_dir):
+    env = {**os.environ, "K2DESK_HOME": str(tmp_path / "home"), "K2DESK_MODELS": str(models_dir)}
+
+    def run(*args, check=None):
+        proc = subprocess.run([sys.executable, "-m", "k2desk", *map(str, args)], env=env, capture_output=True,
+                              text=True, timeout=600)
+        if check is not None:
+            assert proc.returncode == check, proc.stderr
+        return proc
+
+    return run
+
+
+def test_index_ask_json_docs(cli, tmp_path):
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", folder)
+    out = cli("index", folder, "--json", check=0)
+    report = json.loads(out.stdout)
+    assert len(report["added"]) == 6 and len(report["failed"]) == 3
+
+    text = cli("index", folder, check=0).stdout
+    assert "0 added" in text and "6 unchanged" in text and "corrupt.pdf" in text
+
+    out = cli("ask", "What is the chess club's membership?", "--method", "hybrid", "--json", "--llm", "smollm2-135m", check=0)
+    payload = json.loads(out.stdout)
+    assert set(payload) == {"question", "method", "answer", "sources", "trace", "timings", "llm"}
+    assert payload["method"] == "hybrid" and payload["answer"]
+    assert Path(payload["sources"][0]["document"]).name == "chess_club.txt"
+    assert payload["llm"]["calls"] == 1 and payload["llm"]["prompt_tokens"] > 0
+
+    listing = json.loads(cli("docs", "list", "--json", check=0).stdout)
+    assert sum(d["status"] == "done" for d in listing) == 6
+    assert cli("docs", "remove", folder / "recipes.md", check=0).stdout.startswith("removed ")
+    assert sum(d["status"] == "done" for d in json.loads(cli("docs", "list", "--json").stdout)) == 5
+
+
+def test_usage_errors_exit_2_with_one_line(cli):
+    proc = cli("ask", "hi", "--method", "nonsense")
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "invalid choice" in proc.stderr
+    proc = cli("frobnicate")
+    assert proc.returncode == 2
+
+
+def test_failures_exit_1_with_an_actionable_line(cli, tmp_path):
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed" / "nested", folder)
+    cli("index", folder, check=0)
+    missing = tmp_path / "nowhere" / "model.gguf"
+    proc = cli("ask", "Who won?", "--method", "hybrid", "--llm", missing)
+    assert proc.returncode == 1
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1 and str(missing) in line and "--llm" in line
+    proc = cli("index", tmp_path / "does-not-exist")
+    assert proc.returncode == 1 and "no such file or folder" in proc.stderr
