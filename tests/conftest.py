@@ -22,10 +22,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 def missing_model(message: str):
     """Skip when K2DESK_ALLOW_MISSING_MODELS=1, else fail loudly."""
-    message = f"{message} (set K2DESK_ALLOW_MISSING_MODELS=1 to skip instead of failing)"
     if os.environ.get("K2DESK_ALLOW_MISSING_MODELS") == "1":
         pytest.skip(message)
-    pytest.fail(message, pytrace=False)
+    pytest.fail(f"{message} (or set K2DESK_ALLOW_MISSING_MODELS=1 to skip these tests)", pytrace=False)
 
 
 @pytest.fixture(scope="session")
