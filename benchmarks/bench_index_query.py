@@ -38,7 +38,7 @@ def main() -> None:
     questions = [json.loads(line)["query"] for line in args.queries.read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = questions[: args.questions]
     with tempfile.TemporaryDirectory() as home:
-        settings = Settings(home=Path(home), llm=args.llm, threads=args.threads, build_profile="raw")
+        settings = Settings(home=Path(home), llm=args.llm, threads=args.threads, build_profile="naive")
         with Engine(settings, "bench") as engine:
             engine.embedder  # load outside the timed region
             t0 = time.perf_counter()

@@ -13,16 +13,21 @@ from typing import Callable, Optional, Sequence
 
 from k2desk.config import Settings
 from k2desk.errors import UsageError
+from k2desk.graph.build import GraphStage
 from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
 from k2desk.methods.base import METHOD_NAMES, Answer, Method
 from k2desk.methods.context import MethodContext
+from k2desk.methods.k2rag import K2RAGMethod
+from k2desk.methods.kg import KGMethod
 from k2desk.methods.naive import NaiveMethod
 from k2desk.progress import CancelToken, Progress
 from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
+from k2desk.runtime.summarizer import Summarizer, find_onnx_summarizer, make_summarizer
 from k2desk.runtime.models import ModelStore
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
+from k2desk.summarize_stage import SummaryStage
 
 _shared_lock = threading.Lock()
 _shared_models: dict[tuple, object] = {}
@@ -69,10 +74,25 @@ class Engine:
 
     def _stages(self) -> list[Stage]:
         embedder: Callable[[], Embedder] = lambda: self.embedder  # noqa: E731
+        llm: Callable[[], LLM] = lambda: self.llm  # noqa: E731
+        profile = self.settings.build_profile
         stages: list[Stage] = []
-        if self.settings.build_profile in ("both", "raw"):
+        if profile in ("default", "both", "raw", "naive"):
             stages.append(ChunkIndexStage(self.db, embedder, "text"))
+        if profile in ("default", "both", "summary"):
+            stages.append(SummaryStage(self.db, self._summarizer, embedder))
+            stages.append(ChunkIndexStage(self.db, embedder, "summary"))
+            stages.append(GraphStage(self.db, embedder, llm, "summary"))
+        if profile in ("both", "raw"):
+            stages.append(GraphStage(self.db, embedder, llm, "text"))  # naive `kg` baseline, LightRAG
         return stages
+
+    def _summarizer(self) -> Summarizer:
+        backend = self.settings.summarizer
+        llm = self.llm if backend in ("auto", "llm") else None
+        if backend == "auto" and find_onnx_summarizer(self.settings.models_dir) is not None:
+            llm = None
+        return make_summarizer(backend, self.settings.models_dir, llm=llm, threads=self.settings.effective_threads())
 
     # -- indexing ----------------------------------------------------------------------
     def index(self, paths: Sequence[str | Path], progress: Optional[Progress] = None,
@@ -113,7 +133,12 @@ class Engine:
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token)
         if name in ("semantic", "keyword", "hybrid"):
             return NaiveMethod(name, ctx)
-        raise UsageError(f"method {name!r} is not available yet in this build; use semantic, keyword or hybrid")
+        if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph
+            has_text_graph = self.db.one("SELECT 1 FROM entities WHERE source = 'text' LIMIT 1") is not None
+            return KGMethod(ctx, source="text" if has_text_graph else "summary")
+        if name == "k2rag":
+            return K2RAGMethod(ctx)
+        raise UsageError(f"method {name!r} is not available yet in this build; use k2rag, semantic, keyword, hybrid or kg")
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:

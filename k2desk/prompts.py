@@ -26,3 +26,30 @@ SUMMARIZE_PROMPT = (
     "Text:\n{text}\n\n"
     "Summary:"
 )
+
+# Knowledge-graph extraction, one call per 300/100 "graph" chunk, answered under the JSON schema
+# of k2desk.graph.extract (bounded lists and strings). {text}: the chunk (with its document's
+# title line). The instruction comes first and the text last, so every chunk's call reuses the
+# evaluated instruction prefix. No worked example: tiny models copy examples into their output.
+GRAPH_EXTRACTION_PROMPT = (
+    "Build a knowledge graph from the text below.\n"
+    "1. Entities: the people, organizations, locations, events, products, dates and key concepts "
+    "that the text names. For each give its name exactly as written in the text, its type, and a "
+    "short description (at most 15 words) of what the text says about it.\n"
+    "2. Relations: pairs of those entities that the text clearly connects. For each give the "
+    "source and target entity names (as in your entity list), one short sentence (at most 15 "
+    "words) saying how they are related, a few keywords naming the kind of relation, and its strength from 1 (weak) to "
+    "10 (strong).\n"
+    "Use only facts stated in the text. Do not repeat an entity or a relation. Answer in JSON.\n\n"
+    "Text:\n{text}"
+)
+
+# K²RAG step (C): one sub-question per 128/10 chunk of the KG results (the paper omits its prompt).
+# {chunk}: a piece of the KG results; {question}: the user's question.
+SUBQUESTION_PROMPT = (
+    "Knowledge graph facts:\n{chunk}\n\n"
+    "Write ONE short, self-contained question about the topic of these facts that helps to answer "
+    "the main question below. Name the people, organizations or things explicitly (no pronouns).\n"
+    "Main question: {question}\n"
+    "Sub-question:"
+)

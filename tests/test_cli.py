@@ -15,6 +15,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.fixture
 def cli(tmp_path, models_dir):
     env = {**os.environ, "K2DESK_HOME": str(tmp_path / "home"), "K2DESK_MODELS": str(models_dir)}
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "settings.json").write_text(json.dumps({"build_profile": "naive", "threads": 2}))
 
     def run(*args, check=None):
         proc = subprocess.run([sys.executable, "-m", "k2desk", *map(str, args)], env=env, capture_output=True,

@@ -25,7 +25,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def engine(tmp_path, models_dir):
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2)
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="naive")
     with Engine(settings, "test") as e:
         yield e
 

@@ -1,0 +1,159 @@
+"""K²RAG, the paper's Algorithm 2 (Figure 8), step by step:
+
+(A) knowledge-graph search for the question → KG results text;
+(B) summarize the KG results → kg_summary;
+(C) chunk the KG results 128/10 and let the LLM write one sub-question per chunk;
+(D) per sub-question: hybrid retrieval (λ = 0.8, k = 10) over the summarized corpus's stores,
+    a sub-answer with the generation prompt, and its summary; then the concatenated sub-answers
+    are summarized again;
+(E) the final answer from kg_summary + the summarized sub-answers, with the generation prompt.
+
+Our choices where the paper is silent: the graph and the stores of the summarized corpus are
+used when they exist (build profile), else those of the raw text; at most ``max_sub_questions``
+chunks of KG results are turned into sub-questions (the most relevant come first, since the
+KG results are ranked); a sub-answer that is already shorter than its summary budget is kept as
+is instead of being "summarized" by another LLM call; when the graph yields nothing, the
+question itself is the single sub-question. Sub-questions run one after another: the LLM is
+one job at a time on CPU, so concurrency would not be faster, and the result is deterministic.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from k2desk.graph.query import KGSearcher
+from k2desk.methods.base import Answer, Source, Timer
+from k2desk.methods.context import MethodContext
+from k2desk.methods.generate import answer
+from k2desk.methods.retrieval import index_text
+from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.prompts import SUBQUESTION_PROMPT
+from k2desk.runtime.summarizer import make_summarizer
+from k2desk.store.vectors import VectorIndex
+from k2desk.text.chunking import chunk_text
+
+KG_BUDGET_TOKENS = 600
+KG_SUMMARY_TOKENS = 120
+SUB_ANSWER_SUMMARY_TOKENS = 60
+SUB_ANSWERS_SUMMARY_TOKENS = 160
+SUB_QUESTION_TOKENS = 48
+
+
+class K2RAGMethod:
+    name = "k2rag"
+
+    def __init__(self, ctx: MethodContext, max_sub_questions: int = 3) -> None:
+        self.ctx = ctx
+        self.max_sub_questions = max_sub_questions
+
+    def _source(self, kind: str) -> str:
+        """'summary' when the summarized corpus's store exists, else 'text'."""
+        db = self.ctx.db
+        if kind == "graph":
+            row = db.one("SELECT 1 FROM entities WHERE source = 'summary' LIMIT 1")
+        else:
+            row = (1,) if VectorIndex(db, "chunks").count("summary") else None
+        return "summary" if row else "text"
+
+    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
+        progress = progress_or_noop(progress)
+        cancel = cancel or CancelToken()
+        ctx, settings = self.ctx, self.ctx.settings
+        llm = ctx.llm
+        result = Answer(question, self.name, "")
+        timer = Timer()
+        summarizer = make_summarizer(settings.summarizer, settings.models_dir, llm=MeteredLLM(llm, result.llm, cancel),
+                                     threads=settings.effective_threads())
+        steps = 4 + self.max_sub_questions
+
+        def summarize(text: str, tokens: int) -> str:
+            if not text.strip():
+                return ""
+            if llm.count_tokens(text) <= tokens:
+                return text.strip()
+            return summarizer.summarize(text, max_tokens=tokens, cancel=cancel)
+
+        # (A) knowledge-graph search
+        progress("kg search", 0, steps)
+        graph_source = self._source("graph")
+        with timer("kg_search"):
+            kg = KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
+                                                         k_sources=settings.top_k, count_tokens=llm.count_tokens)
+        cancel.check()
+        # (B) summary of the KG results
+        progress("kg summary", 1, steps)
+        with timer("kg_summary"):
+            kg_summary = summarize(kg.text, KG_SUMMARY_TOKENS)
+        cancel.check()
+        # (C) sub-questions, one per 128/10 chunk of the KG results
+        progress("sub-questions", 2, steps)
+        with timer("sub_questions"):
+            pieces = [c.text for c in chunk_text(kg.text, ctx.embedder, "query")][: self.max_sub_questions]
+            sub_questions = []
+            for piece in pieces:
+                cancel.check()
+                out = llm.chat([{"role": "user", "content": SUBQUESTION_PROMPT.format(chunk=piece, question=question)}],
+                               max_tokens=SUB_QUESTION_TOKENS, usage=result.llm, cancel=cancel)
+                sub_questions.append(_one_line(out.text) or question)
+            if not sub_questions:
+                sub_questions, pieces = [question], [""]
+        # (D) hybrid retrieval, sub-answers and their summaries
+        retrieval_source = self._source("chunks")
+        retriever = ctx.retriever(retrieval_source)
+        subs, sources = [], {}
+        for i, (sq, piece) in enumerate(zip(sub_questions, pieces)):
+            cancel.check()
+            progress("sub-answers", 3 + i, steps)
+            with timer("retrieve"):
+                hits = retriever.search(sq, k=settings.top_k, lam=settings.lam)
+            with timer("sub_answers"):
+                completion, _ = answer(llm, sq, [index_text(h.chunk) for h in hits], settings.max_answer_tokens,
+                                       usage=result.llm, cancel=cancel)
+                sub_summary = summarize(completion.text, SUB_ANSWER_SUMMARY_TOKENS)
+            for h in hits:
+                if h.chunk.id not in sources or sources[h.chunk.id].score < h.score:
+                    sources[h.chunk.id] = h.source()
+            subs.append({"question": sq, "kg_chunk": piece, "answer": completion.text, "summary": sub_summary,
+                         "sources": [{"document": h.chunk.document, "chunk_id": h.chunk.id, "score": round(h.score, 6)} for h in hits]})
+        progress("final answer", steps - 1, steps)
+        with timer("sub_answers_summary"):
+            joined = "\n".join(f"{s['question']} {s['summary']}" for s in subs)
+            sub_answers_summary = summarize(joined, SUB_ANSWERS_SUMMARY_TOKENS)
+        # (E) final answer
+        with timer("final_answer"):
+            blocks = [b for b in (kg_summary, sub_answers_summary) if b]
+            completion, context = answer(llm, question, blocks, settings.max_answer_tokens, usage=result.llm,
+                                         on_token=ctx.on_token, cancel=cancel)
+        progress("final answer", steps, steps)
+        result.answer = completion.text
+        result.sources = _merge_sources(list(sources.values()), kg.sources, settings.top_k)
+        result.trace = {
+            "graph_source": graph_source, "retrieval_source": retrieval_source, "summarizer": getattr(summarizer, "name", ""),
+            **kg.to_trace(), "kg_summary": kg_summary, "sub_questions": subs,
+            "sub_answers_summary": sub_answers_summary, "final_context": context,
+        }
+        result.timings = timer.finish()
+        return result
+
+
+class MeteredLLM:
+    """The LLM as the LLM summarizer sees it (``complete``), with its calls counted in ``usage``."""
+
+    def __init__(self, llm, usage, cancel: Optional[CancelToken] = None) -> None:
+        self.llm, self.usage, self.cancel = llm, usage, cancel
+
+    def complete(self, prompt: str, max_tokens: int = 256) -> str:
+        return self.llm.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens, usage=self.usage, cancel=self.cancel).text
+
+
+def _one_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.strip().splitlines() if ln.strip()), "")
+    return line.strip(" \"'-*").removeprefix("Sub-question:").strip()[:300]
+
+
+def _merge_sources(retrieved: list[Source], kg_sources: list[Source], k: int) -> list[Source]:
+    """Retrieved passages first (best score first), then KG provenance not already listed."""
+    retrieved.sort(key=lambda s: (-s.score, s.chunk_id))
+    seen = {s.chunk_id for s in retrieved}
+    extra = [s for s in kg_sources if s.chunk_id not in seen]
+    return retrieved[: 2 * k] + extra[:k]
