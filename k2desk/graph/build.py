@@ -1,0 +1,151 @@
+"""The graph build stage (the Stage protocol of k2desk.indexing): one per source.
+
+``build(doc)`` chunks the document's text (source "text") or summary (source "summary") with
+the "graph" profile (300/100 tokens), runs one extraction per chunk (the cancel token is checked
+between chunks and during generation) and embeds the vectors the merged items will most likely
+need, all outside any transaction. The writer then, in the document's transaction: clears what a
+previous build of the document left, stores the graph chunks (profile 'graph'), the mentions and
+the merged entities/relations, and (re-)embeds exactly the vectors whose text changed (those
+precomputed are reused; merges with other documents' mentions are embedded there).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from k2desk.graph.extract import Extraction, extract
+from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
+from k2desk.methods.base import LLMUsage
+from k2desk.methods.retrieval import chunk_header
+from k2desk.progress import CancelToken
+from k2desk.runtime.embedder import Embedder
+from k2desk.runtime.llm import LLM
+from k2desk.store.db import Database
+from k2desk.store.documents import DocumentRow, DocumentStore
+from k2desk.store.graph import GraphStore, merge_descriptions, merge_keywords, normalize_name
+from k2desk.text.chunking import chunk_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class GraphBuildStats:
+    """Totals over every document this stage built (for reports and benchmarks)."""
+
+    documents: int = 0
+    chunks: int = 0
+    unparsed: int = 0  # chunks whose output did not parse (nothing extracted)
+    salvaged: int = 0  # chunks whose output was cut by max_tokens (complete items kept)
+    entities: int = 0  # extracted mentions
+    relations: int = 0
+    llm_seconds: float = 0.0
+    write_seconds: float = 0.0
+    embedded: int = 0
+    usage: LLMUsage = field(default_factory=LLMUsage)
+
+    @property
+    def seconds_per_chunk(self) -> float:
+        return self.llm_seconds / self.chunks if self.chunks else 0.0
+
+
+class GraphStage:
+    def __init__(self, db: Database, embedder: Callable[[], Embedder], llm: Callable[[], LLM], source: str = "text") -> None:
+        if source not in ("text", "summary"):
+            raise ValueError(f"unknown graph source {source!r}")
+        self.db = db
+        self._embedder = embedder
+        self._llm = llm
+        self.source = source
+        self.name = f"graph_{source}"
+        self.label = "graph"
+        self.docs = DocumentStore(db)
+        self.graph = GraphStore(db)
+        self.stats = GraphBuildStats()
+
+    def _input(self, doc: DocumentRow) -> str:
+        column = "text" if self.source == "text" else "summary"
+        row = self.db.one(f"SELECT {column} FROM documents WHERE id = ?", (doc.id,))
+        return (row[0] or "") if row else ""
+
+    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
+        embedder = self._embedder()
+        chunks = chunk_text(self._input(doc), embedder, "graph")
+        header = chunk_header(doc.title, doc.meta)
+        extractions: list[Extraction] = []
+        llm = self._llm() if chunks else None
+        for chunk in chunks:
+            cancel.check()
+            ex = extract(llm, f"{header}\n{chunk.text}" if header else chunk.text, usage=self.stats.usage, cancel=cancel)
+            extractions.append(ex)
+            self.stats.llm_seconds += ex.seconds
+            self.stats.unparsed += not ex.parsed
+            self.stats.salvaged += ex.salvaged
+            self.stats.entities += len(ex.entities)
+            self.stats.relations += len(ex.relations)
+        self.stats.chunks += len(chunks)
+        self.stats.documents += 1
+        cache = self._precompute_vectors(embedder, extractions, cancel)
+        log.info("graph %s: %s, %d chunks, %d entities, %d relations", self.source, doc.key, len(chunks),
+                 sum(len(e.entities) for e in extractions), sum(len(e.relations) for e in extractions))
+
+        def write() -> int:
+            t0 = time.perf_counter()
+            self.clear(doc.id)
+            ids = self.docs.add_chunks(doc.id, self.source, "graph", chunks)
+            ents, rels = self.store(doc.id, ids, extractions)
+            self.stats.embedded += GraphVectors(self.db, embedder).refresh(ents, rels, self.source, cache)
+            self.stats.write_seconds += time.perf_counter() - t0
+            return len(ids)
+
+        return write
+
+    def store(self, doc_id: int, chunk_ids: list[int], extractions: list[Extraction]) -> tuple[set[int], set[int]]:
+        """Write the mentions of one document's chunks; returns the entity and relation ids touched."""
+        ents: set[int] = set()
+        rels: set[int] = set()
+        for chunk_id, ex in zip(chunk_ids, extractions):
+            for e in ex.entities:
+                eid = self.graph.upsert_entity(self.source, e.name, e.name, e.type, e.description, chunk_id, doc_id, refresh=False)
+                if eid is not None:
+                    ents.add(eid)
+            for r in ex.relations:
+                rid = self.graph.upsert_relation(self.source, r.source, r.target, r.description, r.keywords, r.strength,
+                                                 chunk_id, doc_id, refresh=False)
+                if rid is not None:
+                    rels.add(rid)
+                    rel = self.graph.relation(rid)
+                    ents.update((rel.src_id, rel.dst_id))
+        self.graph.refresh(ents, rels)
+        return ents, rels
+
+    def _precompute_vectors(self, embedder: Embedder, extractions: list[Extraction], cancel: CancelToken) -> dict[str, np.ndarray]:
+        """Embed the vector texts the document's items get if they are new to the graph (the
+        common case), outside the transaction; the writer embeds only what differs."""
+        ent_descs: dict[str, tuple[str, list[str]]] = {}
+        rel_parts: dict[frozenset, tuple[str, str, list[str], list[str]]] = {}
+        for ex in extractions:
+            for e in ex.entities:
+                ent_descs.setdefault(normalize_name(e.name), (e.name, []))[1].append(e.description)
+            for r in ex.relations:
+                key = frozenset((normalize_name(r.source), normalize_name(r.target)))
+                item = rel_parts.setdefault(key, (r.source, r.target, [], []))
+                item[2].append(r.description)
+                item[3].append(r.keywords)
+        texts = [entity_text(name, merge_descriptions(d)) for name, d in ent_descs.values()]
+        texts += [relation_text(a, b, merge_keywords(k), merge_descriptions(d)) for a, b, d, k in rel_parts.values()]
+        texts = list(dict.fromkeys(texts))
+        return dict(zip(texts, embedder.embed(texts, cancel=cancel))) if texts else {}
+
+    def clear(self, doc_id: int) -> None:
+        """Remove the document's contribution to this source's graph (merged items recomputed,
+        orphans deleted, vectors of changed items re-embedded) and its graph chunks."""
+        change = self.graph.remove_document(doc_id, self.source)
+        if change.entities or change.relations:
+            GraphVectors(self.db, self._embedder()).refresh(change.entities, change.relations, self.source)
+        self.docs.delete_chunks(self.docs.chunk_ids(doc_id, self.source, "graph"))
+

@@ -1,0 +1,405 @@
+"""The knowledge graph over the collection's tables: entities, relations and their mentions.
+
+One graph per source ('text': the raw documents, naive `kg` baseline and LightRAG; 'summary':
+the K²RAG corpus summaries). Everything merged is derived from the mentions (which chunk said
+what), so a document's removal recomputes exactly the entities and relations it touched:
+
+* **Entities** merge by normalized name (``normalize_name``: accents and apostrophes dropped,
+  casefolded, punctuation to spaces, spaces collapsed, a leading "the" dropped; "Sam
+  Bankman-Fried" and "sam bankman fried" are one entity). ``display`` is the name as first
+  written. ``type`` is the majority of the mentions' types ("other" counts only when nothing
+  else does; ties go to the earliest mention). ``description`` is the distinct sentences of the
+  mentions' descriptions in mention order, bounded to ``DESCRIPTION_LIMIT`` characters.
+* **Relations are undirected**: one row per unordered pair of entities (A–B and B–A merge, as
+  in LightRAG; small models get direction wrong). ``src_id``/``dst_id`` keep the orientation of
+  the first mention, which is how the relation is displayed. Descriptions merge like entities',
+  keywords are the distinct phrases (bounded), ``strength`` is the mean of the mentions'.
+* An entity or relation exists exactly while it has mentions; one that loses its last mention
+  is deleted together with its vector.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from k2desk.store.db import Database
+from k2desk.store.vectors import VectorIndex
+
+ENTITY_TYPES = ("person", "organization", "location", "event", "product", "date", "concept", "other")
+DESCRIPTION_LIMIT = 1200
+KEYWORDS_LIMIT = 200
+SOURCES = ("text", "summary")
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_KEYWORD_SPLIT = re.compile(r"[,;/|]+")
+
+
+def normalize_name(name: str) -> str:
+    """The merge key of a name: 'The Sam Bankman-Fried' -> 'sam bankman fried'."""
+    text = unicodedata.normalize("NFKD", name or "")
+    out = []
+    for ch in text:
+        if unicodedata.combining(ch) or ch in "'’`´":
+            continue
+        out.append(" " if unicodedata.category(ch)[0] in "PSZC" else ch)
+    key = " ".join("".join(out).casefold().split())
+    return key[4:] if key.startswith("the ") else key
+
+
+def merge_descriptions(texts: Iterable[str], limit: int = DESCRIPTION_LIMIT) -> str:
+    """Distinct sentences of ``texts`` in order, each ending with a stop, at most ``limit`` chars."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for text in texts:
+        for sentence in _SENTENCE.split((text or "").strip()):
+            sentence = sentence.strip()
+            key = normalize_name(sentence)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            if sentence[-1] not in ".!?":
+                sentence += "."
+            cost = len(sentence) + (1 if out else 0)
+            if size + cost > limit:
+                if not out:
+                    out.append(sentence[:limit])
+                    size = limit
+                continue
+            out.append(sentence)
+            size += cost
+    return " ".join(out)
+
+
+def merge_keywords(texts: Iterable[str], limit: int = KEYWORDS_LIMIT) -> str:
+    out: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        for phrase in _KEYWORD_SPLIT.split(text or ""):
+            phrase = " ".join(phrase.split())
+            key = normalize_name(phrase)
+            if key and key not in seen and len(", ".join(out + [phrase])) <= limit:
+                seen.add(key)
+                out.append(phrase)
+    return ", ".join(out)
+
+
+def majority_type(types: Sequence[str]) -> str:
+    """The most frequent type; 'other'/'' only when there is nothing else; ties: earliest."""
+    specific = [t for t in types if t and t != "other"]
+    if not specific:
+        return "other"
+    counts = Counter(specific)
+    best = max(counts.values())
+    return next(t for t in specific if counts[t] == best)
+
+
+@dataclass
+class Entity:
+    id: int
+    source: str
+    name: str  # normalized key
+    display: str
+    type: str
+    description: str
+    mentions: int = 0
+
+
+@dataclass
+class Relation:
+    id: int
+    source: str
+    src_id: int
+    dst_id: int
+    src: str  # display names of the endpoints
+    dst: str
+    description: str
+    keywords: str
+    strength: float
+    mentions: int = 0
+
+    def other(self, entity_id: int) -> int:
+        return self.dst_id if entity_id == self.src_id else self.src_id
+
+
+@dataclass
+class GraphChange:
+    """What a write or a removal touched: ids still present, and ids deleted."""
+
+    entities: set[int] = field(default_factory=set)
+    relations: set[int] = field(default_factory=set)
+    removed_entities: set[int] = field(default_factory=set)
+    removed_relations: set[int] = field(default_factory=set)
+
+
+_ENTITY_COLS = ("e.id, e.source, e.name, e.display, e.type, e.description, "
+                "(SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id)")
+_RELATION_COLS = ("r.id, r.source, r.src_id, r.dst_id, a.display, b.display, r.description, r.keywords, r.strength, "
+                  "(SELECT count(*) FROM relation_mentions m WHERE m.relation_id = r.id)")
+_RELATION_FROM = "relations r JOIN entities a ON a.id = r.src_id JOIN entities b ON b.id = r.dst_id"
+
+
+def _marks(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+class GraphStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.entity_vectors = VectorIndex(db, "entities")
+        self.relation_vectors = VectorIndex(db, "relations")
+
+    # -- writes (call inside a transaction) ----------------------------------------------
+    def upsert_entity(self, source: str, name: str, display: Optional[str], type: str, description: str,
+                      chunk_id: int, document_id: int, refresh: bool = True) -> Optional[int]:
+        """Record that ``chunk_id`` mentions the entity; returns its id (None: empty name).
+        With ``refresh=False`` the merged fields are left for ``refresh()`` (batch writes)."""
+        key = normalize_name(name)
+        if not key:
+            return None
+        display = " ".join((display or name).split()) or key
+        type = type if type in ENTITY_TYPES else "other"
+        description = " ".join((description or "").split())
+        row = self.db.one("SELECT id FROM entities WHERE source = ? AND name = ?", (source, key))
+        if row is None:
+            row = next(self.db.execute("INSERT INTO entities(source, name, display, type, description) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                                       (source, key, display, type, description)))
+        entity_id = int(row[0])
+        old = self.db.one("SELECT type, description FROM entity_mentions WHERE entity_id = ? AND chunk_id = ?", (entity_id, chunk_id))
+        if old is None:
+            self.db.execute("INSERT INTO entity_mentions(entity_id, chunk_id, document_id, type, description) VALUES (?, ?, ?, ?, ?)",
+                            (entity_id, chunk_id, document_id, type, description))
+        else:  # named twice in one chunk: one mention, both descriptions
+            merged_type = old[0] if old[0] != "other" else type
+            self.db.execute("UPDATE entity_mentions SET type = ?, description = ? WHERE entity_id = ? AND chunk_id = ?",
+                            (merged_type, merge_descriptions([old[1], description]), entity_id, chunk_id))
+        if refresh:
+            self.refresh([entity_id], [])
+        return entity_id
+
+    def upsert_relation(self, source: str, src: str, dst: str, description: str, keywords: str, strength: float,
+                        chunk_id: int, document_id: int, refresh: bool = True) -> Optional[int]:
+        """Record that ``chunk_id`` relates entities ``src`` and ``dst`` (names); endpoints not in
+        the graph are added (type 'other', mentioned by the same chunk). None: empty name or a
+        self-relation."""
+        ends = []
+        for name in (src, dst):
+            key = normalize_name(name)
+            if not key:
+                return None
+            row = self.db.one("SELECT id FROM entities WHERE source = ? AND name = ?", (source, key))
+            has_mention = row is not None and self.db.one(
+                "SELECT 1 FROM entity_mentions WHERE entity_id = ? AND chunk_id = ?", (row[0], chunk_id)) is not None
+            ends.append(int(row[0]) if has_mention else self.upsert_entity(source, name, name, "other", "", chunk_id, document_id, refresh))
+        a, b = ends
+        if a is None or b is None or a == b:
+            return None
+        strength = float(min(10.0, max(1.0, strength)))
+        description, keywords = " ".join((description or "").split()), " ".join((keywords or "").split())
+        row = self.db.one("SELECT id FROM relations WHERE source = ? AND ((src_id = ? AND dst_id = ?) OR (src_id = ? AND dst_id = ?))",
+                          (source, a, b, b, a))
+        if row is None:
+            row = next(self.db.execute(
+                "INSERT INTO relations(source, src_id, dst_id, description, keywords, strength) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                (source, a, b, description, keywords, strength)))
+        relation_id = int(row[0])
+        old = self.db.one("SELECT description, keywords, strength FROM relation_mentions WHERE relation_id = ? AND chunk_id = ?",
+                          (relation_id, chunk_id))
+        if old is None:
+            self.db.execute("INSERT INTO relation_mentions(relation_id, chunk_id, document_id, description, keywords, strength) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (relation_id, chunk_id, document_id, description, keywords, strength))
+        else:
+            self.db.execute("UPDATE relation_mentions SET description = ?, keywords = ?, strength = ? WHERE relation_id = ? AND chunk_id = ?",
+                            (merge_descriptions([old[0], description]), merge_keywords([old[1], keywords]),
+                             max(old[2], strength), relation_id, chunk_id))
+        if refresh:
+            self.refresh([], [relation_id])
+        return relation_id
+
+    def refresh(self, entity_ids: Iterable[int], relation_ids: Iterable[int]) -> None:
+        """Recompute merged type/description (entities) and description/keywords/strength
+        (relations) from the remaining mentions."""
+        for eid in set(entity_ids):
+            rows = self.db.all("SELECT type, description FROM entity_mentions WHERE entity_id = ? ORDER BY chunk_id", (eid,))
+            if rows:
+                self.db.execute("UPDATE entities SET type = ?, description = ? WHERE id = ?",
+                                (majority_type([r[0] for r in rows]), merge_descriptions(r[1] for r in rows), eid))
+        for rid in set(relation_ids):
+            rows = self.db.all("SELECT description, keywords, strength FROM relation_mentions WHERE relation_id = ? ORDER BY chunk_id", (rid,))
+            if rows:
+                self.db.execute("UPDATE relations SET description = ?, keywords = ?, strength = ? WHERE id = ?",
+                                (merge_descriptions(r[0] for r in rows), merge_keywords(r[1] for r in rows),
+                                 sum(r[2] for r in rows) / len(rows), rid))
+
+    def remove_document(self, document_id: int, source: Optional[str] = None) -> GraphChange:
+        """Delete the document's mentions (of one source, or both), recompute what they touched,
+        and delete entities/relations (and vectors) left without mentions. Nothing else changes."""
+        sources = [source] if source else list(SOURCES)
+        marks = _marks(sources)
+        ents = [r[0] for r in self.db.all(
+            f"SELECT DISTINCT m.entity_id FROM entity_mentions m JOIN entities e ON e.id = m.entity_id "
+            f"WHERE m.document_id = ? AND e.source IN ({marks})", (document_id, *sources))]
+        rels = [r[0] for r in self.db.all(
+            f"SELECT DISTINCT m.relation_id FROM relation_mentions m JOIN relations r ON r.id = m.relation_id "
+            f"WHERE m.document_id = ? AND r.source IN ({marks})", (document_id, *sources))]
+        self.db.executemany("DELETE FROM relation_mentions WHERE relation_id = ? AND document_id = ?", [(r, document_id) for r in rels])
+        self.db.executemany("DELETE FROM entity_mentions WHERE entity_id = ? AND document_id = ?", [(e, document_id) for e in ents])
+        change = GraphChange()
+        alive = lambda table, col, i: self.db.one(f"SELECT 1 FROM {table} WHERE {col} = ? LIMIT 1", (i,)) is not None  # noqa: E731
+        for rid in rels:
+            (change.relations if alive("relation_mentions", "relation_id", rid) else change.removed_relations).add(rid)
+        for eid in ents:
+            (change.entities if alive("entity_mentions", "entity_id", eid) else change.removed_entities).add(eid)
+        if change.removed_entities:  # relations cascade from their endpoints: drop their vectors too
+            gone = list(change.removed_entities)
+            m = _marks(gone)
+            cascaded = {r[0] for r in self.db.all(f"SELECT id FROM relations WHERE src_id IN ({m}) OR dst_id IN ({m})", gone + gone)}
+            change.removed_relations |= cascaded
+            change.relations -= cascaded
+        self.delete(change.removed_entities, change.removed_relations)
+        self.refresh(change.entities, change.relations)
+        return change
+
+    def delete(self, entity_ids: Iterable[int], relation_ids: Iterable[int]) -> None:
+        """Delete entities and relations with their mentions and vectors."""
+        entity_ids, relation_ids = list(entity_ids), list(relation_ids)
+        self.relation_vectors.remove(relation_ids)
+        self.entity_vectors.remove(entity_ids)
+        self.db.executemany("DELETE FROM relations WHERE id = ?", [(i,) for i in relation_ids])
+        self.db.executemany("DELETE FROM entities WHERE id = ?", [(i,) for i in entity_ids])
+
+    def set_vector_keys(self, kind: str, keys: dict[int, Optional[str]]) -> None:
+        table = {"entities": "entities", "relations": "relations"}[kind]
+        self.db.executemany(f"UPDATE {table} SET vector_key = ? WHERE id = ?", [(k, i) for i, k in keys.items()])
+
+    def vector_keys(self, kind: str, ids: Sequence[int]) -> dict[int, Optional[str]]:
+        table = {"entities": "entities", "relations": "relations"}[kind]
+        ids = list(ids)
+        if not ids:
+            return {}
+        return dict(self.db.all(f"SELECT id, vector_key FROM {table} WHERE id IN ({_marks(ids)})", ids))
+
+    # -- lookups -------------------------------------------------------------------------
+    def entities(self, ids: Iterable[int]) -> dict[int, Entity]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entities e WHERE e.id IN ({_marks(ids)})", ids)
+        return {r[0]: Entity(*r) for r in rows}
+
+    def entity(self, entity_id: int) -> Optional[Entity]:
+        return self.entities([entity_id]).get(entity_id)
+
+    def find(self, source: str, names: Iterable[str]) -> list[Entity]:
+        """Entities whose normalized name equals the normalized form of one of ``names``."""
+        keys = list(dict.fromkeys(k for k in (normalize_name(n) for n in names) if k))
+        if not keys:
+            return []
+        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entities e WHERE e.source = ? AND e.name IN ({_marks(keys)})", [source, *keys])
+        return [Entity(*r) for r in rows]
+
+    def containing(self, source: str, phrase: str, limit: int = 10) -> list[Entity]:
+        """Entities whose name contains ``phrase`` as whole words ('harwick point' finds
+        'harwick point lighthouse'); most-mentioned first."""
+        key = normalize_name(phrase)
+        if not key:
+            return []
+        like = "% " + key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + " %"
+        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entities e WHERE e.source = ? AND ' ' || e.name || ' ' LIKE ? ESCAPE '\\' "
+                           "ORDER BY 7 DESC, e.id LIMIT ?", (source, like, limit))
+        return [Entity(*r) for r in rows]
+
+    def relations(self, ids: Iterable[int]) -> dict[int, Relation]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        rows = self.db.all(f"SELECT {_RELATION_COLS} FROM {_RELATION_FROM} WHERE r.id IN ({_marks(ids)})", ids)
+        return {r[0]: Relation(*r) for r in rows}
+
+    def relation(self, relation_id: int) -> Optional[Relation]:
+        return self.relations([relation_id]).get(relation_id)
+
+    def relations_of(self, entity_ids: Iterable[int], both_ends: bool = False) -> list[Relation]:
+        """Relations touching any of ``entity_ids`` (``both_ends``: only those between them)."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return []
+        m = _marks(ids)
+        cond = f"r.src_id IN ({m}) AND r.dst_id IN ({m})" if both_ends else f"r.src_id IN ({m}) OR r.dst_id IN ({m})"
+        rows = self.db.all(f"SELECT {_RELATION_COLS} FROM {_RELATION_FROM} WHERE {cond} ORDER BY r.id", ids + ids)
+        return [Relation(*r) for r in rows]
+
+    def neighbours(self, entity_ids: Iterable[int], hops: int = 1) -> dict[int, int]:
+        """{entity id: hop distance} of everything within ``hops`` relations of ``entity_ids``
+        (the seeds at distance 0), by a recursive query walking relations both ways."""
+        ids = list(dict.fromkeys(int(i) for i in entity_ids))
+        if not ids:
+            return {}
+        seeds = " UNION ALL ".join("SELECT ?, 0" for _ in ids)
+        rows = self.db.all(
+            f"""WITH RECURSIVE walk(id, depth) AS (
+                  {seeds}
+                  UNION
+                  SELECT r.dst_id, w.depth + 1 FROM walk w JOIN relations r ON r.src_id = w.id WHERE w.depth < ?
+                  UNION
+                  SELECT r.src_id, w.depth + 1 FROM walk w JOIN relations r ON r.dst_id = w.id WHERE w.depth < ?
+                )
+                SELECT id, min(depth) FROM walk GROUP BY id""",
+            [*ids, int(hops), int(hops)],
+        )
+        return {int(i): int(d) for i, d in rows}
+
+    def entity_chunks(self, entity_ids: Iterable[int]) -> dict[int, list[int]]:
+        """{entity id: ids of the chunks that mention it, in order}."""
+        return self._chunks("entity_mentions", "entity_id", entity_ids)
+
+    def relation_chunks(self, relation_ids: Iterable[int]) -> dict[int, list[int]]:
+        return self._chunks("relation_mentions", "relation_id", relation_ids)
+
+    def _chunks(self, table: str, col: str, ids: Iterable[int]) -> dict[int, list[int]]:
+        ids = list(dict.fromkeys(ids))
+        out: dict[int, list[int]] = {}
+        if ids:
+            for item, chunk in self.db.all(f"SELECT {col}, chunk_id FROM {table} WHERE {col} IN ({_marks(ids)}) ORDER BY chunk_id", ids):
+                out.setdefault(item, []).append(chunk)
+        return out
+
+    def counts(self, source: Optional[str] = None) -> dict[str, int]:
+        where, params = ("WHERE source = ?", (source,)) if source else ("", ())
+        one = lambda sql: int(self.db.one(sql, params)[0])  # noqa: E731
+        return {
+            "entities": one(f"SELECT count(*) FROM entities {where}"),
+            "relations": one(f"SELECT count(*) FROM relations {where}"),
+            "entity_mentions": one(f"SELECT count(*) FROM entity_mentions WHERE entity_id IN (SELECT id FROM entities {where})"),
+            "relation_mentions": one(f"SELECT count(*) FROM relation_mentions WHERE relation_id IN (SELECT id FROM relations {where})"),
+        }
+
+    # -- whole-graph views ---------------------------------------------------------------
+    def to_networkx(self, source: str = "text", directed: bool = False):
+        """The graph of ``source`` as a networkx ``Graph`` (relations are undirected), or a
+        ``DiGraph`` oriented as first mentioned. Nodes are entity ids with name, display, type,
+        description and mentions; edges carry id, description, keywords, strength, mentions."""
+        import networkx as nx
+
+        g = nx.DiGraph() if directed else nx.Graph()
+        for r in self.db.all(f"SELECT {_ENTITY_COLS} FROM entities e WHERE e.source = ? ORDER BY e.id", (source,)):
+            e = Entity(*r)
+            g.add_node(e.id, name=e.name, display=e.display, type=e.type, description=e.description, mentions=e.mentions)
+        for r in self.db.all(f"SELECT {_RELATION_COLS} FROM {_RELATION_FROM} WHERE r.source = ? ORDER BY r.id", (source,)):
+            rel = Relation(*r)
+            g.add_edge(rel.src_id, rel.dst_id, id=rel.id, description=rel.description, keywords=rel.keywords,
+                       strength=float(rel.strength), mentions=rel.mentions)
+        return g
+
+    def export_graphml(self, path: Path | str, source: str = "text", directed: bool = False) -> Path:
+        import networkx as nx
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nx.write_graphml(self.to_networkx(source, directed), str(path))
+        return path
