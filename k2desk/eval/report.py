@@ -1,0 +1,301 @@
+"""Turn ``results.jsonl`` (+ ``run.json``) into ``report.md`` and box plots (K²RAG Figs. 13–14).
+
+Every metric is recomputed from the stored predictions, so a report can be rebuilt at any time
+(``write_report(out_dir)``); only the answer similarity, which needs the embedder, is taken from
+the rows. Missing values print as "n/a" (a method without rows, a metric that does not apply).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+from k2desk.eval import metrics as M
+
+RESULTS_FILE = "results.jsonl"
+RUN_FILE = "run.json"
+REPORT_FILE = "report.md"
+SIM_PLOT = "similarity_boxplot.png"
+TIME_PLOT = "time_boxplot.png"
+
+DEFINITIONS = """\
+- **n**: questions answered by the method (rows in `results.jsonl`); **errors**: of them, calls
+  that failed with an error (scored as an empty answer, i.e. an abstention, similarity 0).
+- **Similarity** (K²RAG eq. 6): cosine of the embeddings (the collection's embedder) of the
+  answer and the ground truth; an empty answer scores 0. Q1/median/Q3: numpy linear percentiles.
+- **Normalization** (SQuAD): lowercase, remove punctuation, remove the articles a/an/the,
+  collapse whitespace. **EM**: normalized strings equal. **F1**: SQuAD token F1.
+- **Abstention**: the normalized answer is empty or contains "insufficient information",
+  "not enough information", "no information", "I don't know", "cannot be determined",
+  "cannot determine", "unable to determine", "could not find an answer" (the CoE apology),
+  "cannot answer" or "unable to answer".
+- **Accuracy** (correct): null question (gold "Insufficient information.") → the answer abstains;
+  otherwise an abstention is wrong; multiple choice → the answer maps to the gold option (exact
+  normalized match, else option letter, else highest token F1); Yes/No gold → the first yes/no
+  word of the normalized answer has the gold's polarity; any other → at least one normalized
+  word in common with the gold answer (KG-RAG paper). **Yes/No acc** and **Null acc**: accuracy
+  on those questions only.
+- **Hallucination**: the answer does not abstain and is not correct ("answered, but wrong";
+  on a null question, any answer). **Hallucination rate** and **Abstention rate** divide by all
+  n questions, so accuracy + hallucination + (abstained on an answerable question) = 1.
+  **Halluc./answered** divides the hallucinations by the answers that did not abstain.
+- **K-fold** (K²RAG Algorithm 3): the selected questions are permuted with the seed and split
+  into K near-equal folds; per fold the mean similarity and accuracy are taken, and the table
+  shows their mean ± sample standard deviation (ddof=1) across the non-empty folds.
+- **Time**: wall-clock seconds of one `ask` call (similarity scoring excluded); mean, median, p90.
+  **LLM calls / tokens**: per question, from the answer's usage counters. **Peak RSS**: the
+  highest resident memory of the process sampled during the method's calls (MiB); **GPU MiB**:
+  this process's GPU memory after the call (nvidia-smi), shown only when a GPU was used.
+"""
+
+
+# -- reading ----------------------------------------------------------------------------
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """Rows of a results file; unparsable lines (a torn last line) are skipped."""
+    rows: list[dict[str, Any]] = []
+    if not Path(path).is_file():
+        return rows
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict) and "id" in row and "method" in row:
+                rows.append(row)
+    return rows
+
+
+def _num(x: Any) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return float("nan")
+    return v
+
+
+def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Every metric of the report for one group of rows (one method, maybe one question type)."""
+    n = len(rows)
+    nan = float("nan")
+    judged = [M.judge(r.get("prediction") or "", str(r.get("gold", "")), r.get("options"), r.get("gold_index")) for r in rows]
+    sims = [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in rows]
+    q = M.quartiles(sims)
+    correct = [float(j.correct) for j in judged]
+    yes_no = [float(j.correct) for j in judged if j.kind == "yes_no"]
+    null = [float(j.correct) for j in judged if j.kind == "null"]
+    answered = sum(1 for j in judged if not j.abstained)
+    halluc = sum(1 for j in judged if j.hallucinated)
+    folds: dict[int, list[int]] = {}
+    for i, r in enumerate(rows):
+        folds.setdefault(int(r.get("fold", 0) or 0), []).append(i)
+    fold_sim = [M.mean(sims[i] for i in idx) for idx in folds.values()]
+    fold_acc = [M.mean(correct[i] for i in idx) for idx in folds.values()]
+    gpu = [_num(r.get("gpu_mem_mb")) for r in rows if r.get("gpu_mem_mb") is not None]
+    return {
+        "n": float(n),
+        "errors": float(sum(1 for r in rows if r.get("error"))),
+        "sim_q1": q["q1"],
+        "sim_mean": q["mean"],
+        "sim_median": q["median"],
+        "sim_q3": q["q3"],
+        "em": M.mean(j.em for j in judged),
+        "f1": M.mean(j.f1 for j in judged),
+        "accuracy": M.mean(correct),
+        "yes_no_acc": M.mean(yes_no),
+        "n_yes_no": float(len(yes_no)),
+        "null_acc": M.mean(null),
+        "n_null": float(len(null)),
+        "abstention": M.mean(float(j.abstained) for j in judged),
+        "hallucination": halluc / n if n else nan,
+        "halluc_answered": halluc / answered if answered else nan,
+        "n_folds": float(len(folds)),
+        "fold_sim_mean": M.mean(fold_sim),
+        "fold_sim_std": M.std(fold_sim),
+        "fold_acc_mean": M.mean(fold_acc),
+        "fold_acc_std": M.std(fold_acc),
+        "time_mean": M.mean(_num(r.get("seconds")) for r in rows),
+        "time_median": M.percentile((_num(r.get("seconds")) for r in rows), 50),
+        "time_p90": M.percentile((_num(r.get("seconds")) for r in rows), 90),
+        "llm_calls": M.mean(_num(r.get("llm_calls", 0)) for r in rows),
+        "prompt_tokens": M.mean(_num(r.get("prompt_tokens", 0)) for r in rows),
+        "completion_tokens": M.mean(_num(r.get("completion_tokens", 0)) for r in rows),
+        "rss_peak_mb": max((v for v in (_num(r.get("rss_peak_mb")) for r in rows) if math.isfinite(v)), default=nan),
+        "gpu_mem_mb": max((v for v in gpu if math.isfinite(v)), default=nan),
+    }
+
+
+def fold_means(rows: Sequence[dict[str, Any]], k: int) -> list[float]:
+    """Mean similarity per fold 0..k-1 (NaN for an empty fold)."""
+    out = []
+    for f in range(k):
+        sims = [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in rows if int(r.get("fold", 0) or 0) == f]
+        out.append(M.mean(sims))
+    return out
+
+
+def summarize(rows: Iterable[dict[str, Any]], methods: Optional[Sequence[str]] = None) -> dict[str, dict[str, Any]]:
+    """{method: {"overall": stats, "by_type": {question_type: stats}}} (rows deduplicated)."""
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in rows:
+        latest[(str(r["id"]), str(r["method"]))] = r
+    order = list(methods or [])
+    for _, m in latest:
+        if m not in order:
+            order.append(m)
+    out: dict[str, dict[str, Any]] = {}
+    for m in order:
+        mrows = [r for (_, mm), r in latest.items() if mm == m]
+        types = sorted({str(r.get("question_type") or "unknown") for r in mrows})
+        out[m] = {
+            "rows": mrows,
+            "overall": group_stats(mrows),
+            "by_type": {t: group_stats([r for r in mrows if str(r.get("question_type") or "unknown") == t]) for t in types},
+        }
+    return out
+
+
+# -- formatting -------------------------------------------------------------------------
+def fmt(x: Any, digits: int = 3) -> str:
+    v = _num(x)
+    if not math.isfinite(v):
+        return "n/a"
+    return f"{v:.{digits}f}" if digits else f"{v:.0f}"
+
+
+def pm(mean: float, sd: float, digits: int = 3) -> str:
+    if not math.isfinite(_num(mean)):
+        return "n/a"
+    return f"{fmt(mean, digits)} ± {fmt(sd, digits)}"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines + [""]
+
+
+def _quality_cells(s: dict[str, float]) -> list[str]:
+    return [fmt(s["n"], 0), fmt(s["sim_q1"]), fmt(s["sim_mean"]), fmt(s["sim_median"]), fmt(s["sim_q3"]),
+            fmt(s["em"]), fmt(s["f1"]), fmt(s["accuracy"]), fmt(s["abstention"]), fmt(s["hallucination"])]
+
+
+QUALITY_HEADER = ["n", "Sim Q1", "Sim mean", "Sim median", "Sim Q3", "EM", "F1", "Accuracy", "Abstention", "Hallucination"]
+
+
+def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k: int) -> str:
+    out = ["# k2desk evaluation report", ""]
+    info = [
+        ("benchmark", meta.get("bench")), ("queries", meta.get("queries_file")),
+        ("questions", meta.get("questions")), ("methods", ", ".join(summary) or "none"),
+        ("seed", meta.get("seed")), ("folds", k), ("limit", meta.get("limit") or "none"),
+        ("collection", meta.get("collection")), ("LLM", (meta.get("settings") or {}).get("llm")),
+        ("embedder", (meta.get("settings") or {}).get("embedder")),
+        ("machine", (meta.get("machine") or {}).get("summary")),
+        ("started", meta.get("started")), ("finished", meta.get("finished") or "not finished (partial results)"),
+    ]
+    out += [f"- {name}: {val}" for name, val in info if val is not None] + [""]
+    counts = {m: int(s["overall"]["n"]) for m, s in summary.items()}
+    if len(set(counts.values())) > 1:
+        out += [f"Note: the methods answered different numbers of questions ({counts}); the run is incomplete.", ""]
+
+    out += ["## Answer quality (all questions)", ""]
+    head = ["Method"] + QUALITY_HEADER + ["Yes/No acc", "Null acc", "Halluc./answered"]
+    out += _table(head, ([m] + _quality_cells(s["overall"]) + [
+        fmt(s["overall"]["yes_no_acc"]), fmt(s["overall"]["null_acc"]), fmt(s["overall"]["halluc_answered"])]
+        for m, s in summary.items()))
+
+    out += [f"## K-fold spread (K={k}, Algorithm 3)", ""]
+    out += _table(["Method", "non-empty folds", "Similarity mean ± sd", "Accuracy mean ± sd"], (
+        [m, fmt(s["overall"]["n_folds"], 0), pm(s["overall"]["fold_sim_mean"], s["overall"]["fold_sim_std"]),
+         pm(s["overall"]["fold_acc_mean"], s["overall"]["fold_acc_std"])] for m, s in summary.items()))
+    out += ["Mean similarity per fold:", ""]
+    out += _table(["Method"] + [f"fold {f}" for f in range(k)],
+                  ([m] + [fmt(v) for v in fold_means(s["rows"], k)] for m, s in summary.items()))
+
+    out += ["## Cost per question", ""]
+    gpu = any(math.isfinite(s["overall"]["gpu_mem_mb"]) for s in summary.values())
+    head = ["Method", "n", "errors", "Time mean (s)", "Time median (s)", "Time p90 (s)", "LLM calls",
+            "Prompt tokens", "Completion tokens", "Peak RSS (MiB)"] + (["GPU (MiB)"] if gpu else [])
+    out += _table(head, ([m, fmt(s["overall"]["n"], 0), fmt(s["overall"]["errors"], 0), fmt(s["overall"]["time_mean"], 2),
+                          fmt(s["overall"]["time_median"], 2), fmt(s["overall"]["time_p90"], 2), fmt(s["overall"]["llm_calls"], 2),
+                          fmt(s["overall"]["prompt_tokens"], 1), fmt(s["overall"]["completion_tokens"], 1),
+                          fmt(s["overall"]["rss_peak_mb"], 0)] + ([fmt(s["overall"]["gpu_mem_mb"], 0)] if gpu else [])
+                         for m, s in summary.items()))
+
+    out += ["## By question type", ""]
+    types = sorted({t for s in summary.values() for t in s["by_type"]})
+    for t in types:
+        out += [f"### {t}", ""]
+        out += _table(["Method"] + QUALITY_HEADER, ([m] + _quality_cells(s["by_type"].get(t) or group_stats([]))
+                                                    for m, s in summary.items()))
+
+    out += ["## Plots", "", f"![Answer similarity per method]({SIM_PLOT})", "", f"![Time per question per method]({TIME_PLOT})", ""]
+    out += ["## Definitions", "", DEFINITIONS]
+    return "\n".join(out)
+
+
+# -- plots ------------------------------------------------------------------------------
+def box_plot(path: Path, data: dict[str, list[float]], ylabel: str, title: str) -> Path:
+    """One box per method (Agg canvas, no pyplot: safe next to a Qt app)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = list(data) or ["(no results)"]
+    values = [[v for v in data.get(n, []) if math.isfinite(v)] for n in names]
+    fig = Figure(figsize=(max(4.0, 1.3 * len(names) + 1.5), 4.0), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.boxplot([v if v else [math.nan] for v in values], showmeans=True)
+    ax.set_xticks(range(1, len(names) + 1))
+    ax.set_xticklabels([f"{n}\n(n={len(v)})" for n, v in zip(names, values)])
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, format="png")
+    return path
+
+
+def write_plots(out_dir: Path, summary: dict[str, dict[str, Any]]) -> list[Path]:
+    sims = {m: [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in s["rows"]] for m, s in summary.items()}
+    times = {m: [_num(r.get("seconds")) for r in s["rows"]] for m, s in summary.items()}
+    return [
+        box_plot(out_dir / SIM_PLOT, sims, "answer similarity (cosine)", "Answer similarity per method"),
+        box_plot(out_dir / TIME_PLOT, times, "seconds per question", "Execution time per question"),
+    ]
+
+
+def write_report(
+    out_dir: Path,
+    questions: Optional[Sequence[Any]] = None,
+    methods: Optional[Sequence[str]] = None,
+    folds: Optional[int] = None,
+) -> Path:
+    """Write ``report.md`` and the PNGs into ``out_dir`` and return the report's path.
+
+    ``questions`` (the run's selection, objects with ``id``, ``fold``, ``question_type``) limits
+    the report to them and supplies their current fold ids; without it every row counts.
+    """
+    out_dir = Path(out_dir)
+    rows = read_results(out_dir / RESULTS_FILE)
+    meta: dict[str, Any] = {}
+    if (out_dir / RUN_FILE).is_file():
+        try:
+            meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+        except ValueError:
+            meta = {}
+    if questions is not None:
+        by_id = {str(q.id): q for q in questions}
+        rows = [dict(r, fold=by_id[str(r["id"])].fold, question_type=by_id[str(r["id"])].question_type)
+                for r in rows if str(r["id"]) in by_id]
+    k = int(folds or meta.get("folds") or 0) or (max((int(r.get("fold", 0) or 0) for r in rows), default=0) + 1)
+    summary = summarize(rows, methods)
+    write_plots(out_dir, summary)
+    report = out_dir / REPORT_FILE
+    tmp = report.with_suffix(".md.tmp")
+    tmp.write_text(render_markdown(summary, meta, k), encoding="utf-8")
+    tmp.replace(report)
+    return report

@@ -1,0 +1,210 @@
+"""run_eval: index once, every method on the same questions, resume after an interruption."""
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from k2desk.errors import Cancelled, ModelError, UsageError
+from k2desk.eval import report as R
+from k2desk.eval import runner
+from k2desk.methods.base import Answer, LLMUsage, Source
+from k2desk.progress import CancelToken
+
+BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "multihop-rag-dev"
+needs_bench = pytest.mark.skipif(not BENCH.is_dir(), reason="shared MultiHop-RAG slice not present")
+
+
+# -- a fake engine: the runner's contract without models ---------------------------------
+class FakeEmbedder:
+    def embed(self, texts):
+        out = []
+        for t in texts:
+            seed = int.from_bytes(hashlib.sha256(t.lower().strip(" .").encode()).digest()[:4], "little")
+            v = np.random.default_rng(seed).standard_normal(8).astype(np.float32)
+            out.append(v / np.linalg.norm(v))
+        return np.stack(out)
+
+
+class IndexReport:
+    def __init__(self):
+        self.added, self.updated, self.skipped, self.failed, self.removed = 40, 0, 0, [], 0
+
+
+class FakeEngine:
+    def __init__(self, collection, fail_on=None):
+        self.collection, self.fail_on = collection, fail_on
+        self.asked, self.indexed, self.closed = [], [], False
+        self.embedder = FakeEmbedder()
+
+    def index(self, paths, progress=None, cancel=None):
+        self.indexed.append([str(p) for p in paths])
+        if progress:
+            progress("embed", 1, 1)
+        return IndexReport()
+
+    def ask(self, question, method="k2rag", progress=None, cancel=None):
+        self.asked.append((question, method))
+        if self.fail_on and self.fail_on(question, method):
+            raise ModelError("model file not found")
+        return Answer(question=question, method=method, answer="Yes" if method == "semantic" else "Insufficient information.",
+                      sources=[Source("doc-a", 0, 0.9, "t"), Source("doc-a", 1, 0.8, "t"), Source("doc-b", 0, 0.7, "t")],
+                      llm=LLMUsage(calls=1, prompt_tokens=50, completion_tokens=3), timings={"total": 0.01})
+
+    def close(self):
+        self.closed = True
+
+
+def _factory(engines, **kw):
+    def make(collection):
+        engines.append(FakeEngine(collection, **kw))
+        return engines[-1]
+    return make
+
+
+def _rows(out):
+    return [json.loads(line) for line in (out / R.RESULTS_FILE).read_text().splitlines()]
+
+
+@needs_bench
+def test_run_resume_and_report_with_fake_engine(tmp_path):
+    out, engines, stages = tmp_path / "out", [], []
+    path = runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), folds=10, limit=4, seed=0,
+                           progress=lambda s, d, t: stages.append((s, d, t)), queries="queries_sample.jsonl")
+    assert path == out / "report.md" and path.is_file()
+    assert (out / R.SIM_PLOT).is_file() and (out / R.TIME_PLOT).is_file()
+    (engine,) = engines
+    assert engine.collection == "bench-" + hashlib.sha256((BENCH / "corpus.jsonl").read_bytes()).hexdigest()[:12]
+    assert engine.indexed == [[str(BENCH / "corpus.jsonl")]] and engine.closed
+    rows = _rows(out)
+    assert len(rows) == 8
+    # question-major: both methods on a question before the next question
+    assert [r["method"] for r in rows] == ["semantic", "keyword"] * 4
+    assert len({r["question_type"] for r in rows}) == 4
+    first = rows[0]
+    assert first["sources"] == ["doc-a", "doc-b"] and first["llm_calls"] == 1 and first["prompt_tokens"] == 50
+    assert first["error"] is None and first["rss_peak_mb"] > 0 and first["seconds"] >= 0
+    assert -1.0 <= first["similarity"] <= 1.0
+    assert ("index", 1, 1) in stages and ("index: embed", 1, 1) in stages and stages[-1] == ("ask", 8, 8)
+    meta = json.loads((out / R.RUN_FILE).read_text())
+    assert meta["collection"] == engine.collection and meta["index"]["added"] == 40 and meta["finished"]
+    null_row = next(r for r in rows if r["question_type"] == "null_query" and r["method"] == "keyword")
+    assert null_row["gold"] == "Insufficient information." and null_row["prediction"] == "Insufficient information."
+    text = path.read_text()
+    assert "| keyword | 4 |" in text and "| semantic | 4 |" in text
+
+    # interruption: keep 2 rows and a torn third line, then run again
+    lines = (out / R.RESULTS_FILE).read_text().splitlines(keepends=True)
+    (out / R.RESULTS_FILE).write_text(lines[0] + lines[1] + lines[2][: len(lines[2]) // 2])
+    runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), folds=10, limit=4, seed=0,
+                    queries="queries_sample.jsonl")
+    again = engines[-1]
+    assert len(again.asked) == 6
+    rows2 = _rows(out)  # no torn line left: every line parses
+    assert [(r["id"], r["method"]) for r in rows2] == [(r["id"], r["method"]) for r in rows]
+    assert {(q, m) for q, m in again.asked} == {(r["query"], r["method"]) for r in rows[2:]}
+
+    # nothing left to do: no engine is opened, the report is rewritten
+    runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), limit=4, queries="queries_sample.jsonl")
+    assert len(engines) == 2
+
+
+@needs_bench
+def test_errors_are_recorded_and_cancel_resumes(tmp_path):
+    out, engines = tmp_path / "out", []
+    token = CancelToken()
+    calls = []
+
+    def fail_on(question, method):
+        calls.append(1)
+        if len(calls) == 3:
+            token.cancel()  # the user cancels during the third call; it still completes
+        return method == "keyword"
+
+    with pytest.raises(Cancelled):
+        runner.run_eval(BENCH, ["semantic", "keyword"], out, _factory(engines, fail_on=fail_on), limit=3,
+                        cancel=token, queries="queries_sample.jsonl")
+    rows = _rows(out)
+    assert len(rows) == 3 and engines[0].closed
+    assert rows[1]["error"] == "model file not found" and rows[1]["prediction"] == "" and rows[1]["similarity"] == 0.0
+    runner.run_eval(BENCH, ["semantic", "keyword"], out, _factory(engines, fail_on=lambda q, m: False), limit=3,
+                    queries="queries_sample.jsonl")
+    assert len(engines[1].asked) == 3 and len(_rows(out)) == 6
+    assert "| keyword | 3 | 1 |" in (out / "report.md").read_text()  # cost table: one error
+
+
+@needs_bench
+def test_refuses_mixed_runs(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / R.RUN_FILE).write_text(json.dumps({"collection": "bench-000000000000"}))
+    with pytest.raises(UsageError, match="another corpus"):
+        runner.run_eval(BENCH, "semantic", out, _factory([]), limit=1)
+    (out / R.RUN_FILE).write_text(json.dumps({"settings": {"llm": "qwen2.5-coder-0.5b"}}))
+    with pytest.raises(UsageError, match="other settings"):
+        runner.run_eval(BENCH, "semantic", out, _factory([]), limit=1, settings={"llm": "smollm2-135m"})
+    with pytest.raises(UsageError, match="unknown method"):
+        runner.run_eval(BENCH, "semantic,bogus", out, _factory([]), limit=1)
+
+
+def test_parse_methods_and_cli_arguments():
+    import argparse
+
+    assert runner.parse_methods("semantic, keyword,semantic") == ["semantic", "keyword"]
+    assert runner.parse_methods(None) == list(runner.DEFAULT_METHODS)
+    parser = argparse.ArgumentParser()
+    runner.add_eval_arguments(parser)
+    args = parser.parse_args(["bench", "--methods", "semantic", "--limit", "10", "--queries", "q.jsonl"])
+    assert (args.bench_dir, args.methods, args.folds, args.limit, args.seed, args.out, args.queries) == (
+        "bench", "semantic", 10, 10, 0, None, "q.jsonl")
+
+
+def test_peak_rss_sees_an_allocation():
+    with runner.PeakRss(interval=0.01) as mem:
+        block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+        block.sum()
+    assert mem.peak >= runner.current_rss_mb() - 1 and mem.peak > 64
+    del block
+
+
+# -- the real engine (runs once k2desk.engine exists) ------------------------------------
+@needs_bench
+def test_real_engine_limit_3_resume(tmp_path):
+    engine_mod = pytest.importorskip("k2desk.engine")
+    from k2desk.config import Settings
+
+    settings = Settings(home=tmp_path / "home", llm="smollm2-135m", build_profile="naive")
+    asked: list[tuple[str, str]] = []
+
+    class Counting:
+        """Thin wrapper: counts ask calls, everything else goes to the real engine."""
+
+        def __init__(self, engine):
+            self._engine = engine
+
+        def ask(self, question, method="k2rag", progress=None, cancel=None):
+            asked.append((question, method))
+            return self._engine.ask(question, method=method, progress=progress, cancel=cancel)
+
+        def __getattr__(self, name):
+            return getattr(self._engine, name)
+
+    def factory(collection):
+        return Counting(engine_mod.Engine(settings, collection=collection))
+
+    out = tmp_path / "out"
+    kw = dict(folds=10, limit=3, seed=0, queries="queries_sample.jsonl", settings=settings)
+    report = runner.run_eval(BENCH, "semantic,keyword", out, factory, **kw)
+    assert report.is_file() and len(asked) == 6
+    rows = _rows(out)
+    assert len(rows) == 6 and all(isinstance(r["similarity"], float) for r in rows)
+
+    lines = (out / R.RESULTS_FILE).read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / R.RESULTS_FILE).write_text(lines[0] + lines[1] + lines[2][:20], encoding="utf-8")
+    asked.clear()
+    report = runner.run_eval(BENCH, "semantic,keyword", out, factory, **kw)
+    assert {(q, m) for q, m in asked} == {(r["query"], r["method"]) for r in rows[2:]} and len(asked) == 4
+    assert report.is_file() and len(_rows(out)) == 6
+    assert "n/a" not in report.read_text().split("## K-fold")[0].split("| semantic |")[1].split("\n")[0]
