@@ -1,0 +1,113 @@
+"""``k2desk`` with no command: the desktop app.
+
+``K2DESK_GUI_SELFTEST="question"`` (with optional ``K2DESK_GUI_SELFTEST_METHOD``, default hybrid,
+and ``K2DESK_GUI_SELFTEST_COLLECTION``) opens the window, asks the question through it, prints
+the answer as one JSON line and exits: the packaged build's headless smoke test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from k2desk.config import Settings, default_home
+from k2desk.errors import K2Error
+
+SELFTEST_TIMEOUT_MS = 600_000
+
+
+def _remembered_home(settings: Settings) -> Settings:
+    """A data folder chosen in the settings dialog applies when no --home / K2DESK_HOME says otherwise."""
+    from PySide6.QtCore import QSettings
+
+    if os.environ.get("K2DESK_HOME") or settings.home != default_home():
+        return settings
+    home = QSettings().value("home")
+    if home and Path(str(home)).is_dir() and Path(str(home)) != settings.home:
+        try:
+            return Settings.load(home=Path(str(home)))
+        except K2Error:
+            return settings
+    return settings
+
+
+def _remember_home(home: Path) -> None:
+    from PySide6.QtCore import QSettings
+
+    QSettings().setValue("home", str(home))
+
+
+def _install_excepthook(window) -> None:
+    """An exception escaping a slot becomes a readable dialog, never a crash."""
+
+    def hook(exc_type, exc, tb) -> None:
+        traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
+        message = str(exc) if isinstance(exc, K2Error) else f"unexpected error ({exc_type.__name__}): {exc}"
+        try:
+            window.errors.show("k2desk", message)
+        except Exception:  # noqa: BLE001 - the window may be gone
+            pass
+
+    sys.excepthook = hook
+
+
+def _selftest(app, window, question: str) -> None:
+    from PySide6.QtCore import QTimer
+
+    method = os.environ.get("K2DESK_GUI_SELFTEST_METHOD", "hybrid")
+    collection = os.environ.get("K2DESK_GUI_SELFTEST_COLLECTION")
+
+    def finish() -> None:
+        answer = window.last_answer
+        if answer is None:
+            print(json.dumps({"ok": False, "error": window.ask_panel.answer.toPlainText()}), flush=True)
+            app.exit(1)
+            return
+        print(json.dumps({"ok": True, "collection": window.collection, "platform": app.platformName(),
+                          **answer.to_json()}, ensure_ascii=False), flush=True)
+        app.exit(0)
+
+    def start() -> None:
+        if collection:
+            window.collections.reload(select=collection)
+        window.ask(question, method)
+        if window.ask_job is None:
+            print(json.dumps({"ok": False, "error": f"no collection to ask (current: {window.collection})"}), flush=True)
+            app.exit(1)
+            return
+        window.ask_job.thread.finished.connect(finish)
+
+    def timeout() -> None:
+        print(json.dumps({"ok": False, "error": "timed out"}), flush=True)
+        app.exit(3)
+
+    QTimer.singleShot(0, start)
+    QTimer.singleShot(SELFTEST_TIMEOUT_MS, timeout)
+
+
+def run_app(settings: Settings, argv: Optional[list[str]] = None) -> int:
+    try:
+        from PySide6.QtWidgets import QApplication
+    except ImportError as exc:
+        print(f"k2desk: error: the desktop app needs PySide6 ({exc}); install it with `pip install -e .[gui]` "
+              "or use the command line (`k2desk --help`)", file=sys.stderr)
+        return 1
+    from k2desk.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setApplicationName("k2desk")
+    app.setOrganizationName("k2desk")
+    app.setApplicationDisplayName("k2desk")
+    window = MainWindow(_remembered_home(settings), remember_home=_remember_home)
+    _install_excepthook(window)
+    window.show()
+    question = os.environ.get("K2DESK_GUI_SELFTEST")
+    if question:
+        _selftest(app, window, question)
+    code = app.exec()
+    window.close()
+    return int(code)

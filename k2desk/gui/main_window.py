@@ -1,0 +1,370 @@
+"""The main window: collections on the left; Documents (drop to index), Ask and Graph tabs.
+
+All engine work happens in workers (``workers.py``); this class wires their signals to the widgets
+and keeps at most one indexing job (further drops are queued) and one question at a time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget
+
+from k2desk import __version__
+from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.errors import K2Error
+from k2desk.gui.widgets.ask_panel import AskPanel
+from k2desk.gui.widgets.collections import CollectionsPanel
+from k2desk.gui.widgets.drop_zone import local_paths
+from k2desk.gui.widgets.errors import ErrorReporter
+from k2desk.gui.widgets.graph_view import GraphView
+from k2desk.gui.widgets.index_panel import IndexPanel
+from k2desk.gui.widgets.settings_dialog import SettingsDialog
+from k2desk.gui.workers import AskWorker, IndexWorker, Job, chunks_label, first_line
+from k2desk.indexing import IndexReport
+from k2desk.methods.base import METHOD_NAMES, Answer
+from k2desk.store.db import Database
+from k2desk.store.documents import DocumentStore
+
+DEFAULT_METHOD = "k2rag"
+FALLBACK_METHOD = "hybrid"
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings, remember_home: Optional[Callable[[Path], None]] = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.remember_home = remember_home  # persists a data folder chosen in the settings dialog
+        self.collection: Optional[str] = None
+        self.index_job: Optional[Job] = None
+        self.index_collection: Optional[str] = None
+        self.ask_job: Optional[Job] = None
+        self.queue: list[tuple[str, list[str]]] = []
+        self.retired: list[Job] = []  # ended jobs, kept until their queued signals are delivered
+        self.extra_rows: dict[str, dict[str, tuple[str, str]]] = {}  # per collection: rows not in the DB (skipped files)
+        self.last_report: Optional[IndexReport] = None
+        self.last_answer: Optional[Answer] = None
+        self.errors = ErrorReporter(self)
+        self.setWindowTitle("k2desk")
+        self.resize(1280, 820)
+        self.setAcceptDrops(True)
+
+        self.collections = CollectionsPanel(settings, busy=self._busy)
+        self.collections.selected.connect(self.set_collection)
+        self.collections.changed.connect(self._refresh_collection)
+        self.collections.failed.connect(lambda m: self.errors.show("Collections", m))
+        self.index_panel = IndexPanel()
+        self.index_panel.paths_dropped.connect(self.index_paths)
+        self.index_panel.cancel_requested.connect(self.cancel_indexing)
+        self.index_panel.resume_requested.connect(self.resume_indexing)
+        self.index_panel.documents.remove_requested.connect(self.remove_document)
+        self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text)
+        self.ask_panel.ask_requested.connect(self.ask)
+        self.ask_panel.stop_requested.connect(self.stop_asking)
+        self.graph_view = GraphView(self.open_db)
+        self.graph_view.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.index_panel, "Documents")
+        self.tabs.addTab(self.ask_panel, "Ask")
+        self.tabs.addTab(self.graph_view, "Graph")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.collections)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 1)
+        split.setSizes([220, 1060])
+        self.setCentralWidget(split)
+        self.status = QLabel("")
+        self.statusBar().addPermanentWidget(self.status)
+        self._menus()
+        self.collections.reload()
+        if not self.collections.names():
+            self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+        if self.collection and self.index_panel.documents.counts().get("done"):
+            self.tabs.setCurrentWidget(self.ask_panel)
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for text, slot, key in (("Add &folder…", self.index_panel.drop_zone.choose_folder, "Ctrl+O"),
+                                ("Add f&iles…", self.index_panel.drop_zone.choose_files, None),
+                                ("&Export graph as GraphML…", self.graph_view.choose_export, None),
+                                ("&Settings…", self.open_settings, "Ctrl+,"),
+                                ("&Quit", self.close, QKeySequence.StandardKey.Quit)):
+            action = QAction(text, self)
+            action.triggered.connect(slot)
+            if key is not None:
+                action.setShortcut(QKeySequence(key))
+            file_menu.addAction(action)
+        about = QAction("&About k2desk", self)
+        about.triggered.connect(lambda: QMessageBox.about(
+            self, "k2desk", f"k2desk {__version__}\nOffline answers about your own documents (K²RAG)."))
+        self.menuBar().addMenu("&Help").addAction(about)
+
+    def _guard(self, title: str, action: Callable[[], object]) -> object:
+        """Run a GUI-thread action; an expected failure becomes one readable dialog."""
+        try:
+            return action()
+        except K2Error as exc:
+            self.errors.show(title, str(exc))
+        except OSError as exc:
+            self.errors.show(title, f"{exc.strerror or exc}: {exc.filename or ''}".strip())
+        return None
+
+    # -- collection --------------------------------------------------------------------
+    def open_db(self) -> Optional[Database]:
+        """A fresh connection to the current collection, for short reads in the GUI thread."""
+        if self.collection is None:
+            return None
+        return Database(self.settings.collection_path(self.collection))
+
+    def document_text(self, key: str) -> Optional[str]:
+        db = self.open_db()
+        if db is None:
+            return None
+        try:
+            docs = DocumentStore(db)
+            doc = docs.get(key)
+            return docs.text(doc.id) if doc else None
+        finally:
+            db.close()
+
+    @Slot(str)
+    def set_collection(self, name: str) -> None:
+        self.collection = name
+        self.setWindowTitle(f"k2desk — {name}")
+        self._refresh_collection()
+
+    def _refresh_collection(self) -> None:
+        if self.collection not in self.settings.list_collections():
+            self.collection = self.collections.current()
+        table = self.index_panel.documents
+        table.clear_all()
+        if self.collection is None:
+            return
+        db = self._guard("Collection", self.open_db)
+        if db is None:
+            return
+        try:
+            docs = DocumentStore(db).list()
+        finally:
+            db.close()
+        for d in docs:
+            detail = d.error or (chunks_label(d.n_chunks) if d.status == "done" else ", ".join(d.stages))
+            table.set_status(d.key, d.status, detail)
+        stored = {d.key for d in docs}
+        for key, (status, detail) in self.extra_rows.get(self.collection, {}).items():
+            if key not in stored:
+                table.set_status(key, status, detail)
+        running_here = self.index_job is not None and self.index_collection == self.collection
+        self.index_panel.set_running(running_here, self.pending_count())
+        self.graph_view.refresh_sources()
+        self._update_status()
+
+    def pending_count(self) -> int:
+        counts = self.index_panel.documents.counts()
+        return counts.get("pending", 0) + counts.get("processing", 0)
+
+    def _update_status(self) -> None:
+        c = self.index_panel.documents.counts()
+        self.status.setText(f"{self.collection or 'no collection'} · {c.get('done', 0)} indexed, {c.get('failed', 0)} failed"
+                            f" · model {Path(str(self.settings.llm)).name}")
+
+    def _busy(self, name: str) -> bool:
+        return (self.index_job is not None and self.index_collection == name) or \
+            (self.ask_job is not None and self.collection == name)
+
+    # -- indexing ----------------------------------------------------------------------
+    @Slot(list)
+    def index_paths(self, paths: list) -> None:
+        if self.collection is None:
+            self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+        if self.collection is None:
+            return
+        self.tabs.setCurrentWidget(self.index_panel)
+        if self.index_job is not None:
+            self.queue.append((self.collection, list(paths)))
+            self.statusBar().showMessage(f"queued {len(paths)} item(s); they are indexed after the current run", 8000)
+            return
+        self._start_index(self.collection, list(paths))
+
+    @Slot()
+    def resume_indexing(self) -> None:
+        if self.index_job is None and self.collection is not None:
+            self._start_index(self.collection, [])
+
+    @Slot()
+    def cancel_indexing(self) -> None:
+        if self.index_job is not None:
+            self.queue.clear()
+            self.index_job.cancel()
+            self.index_panel.set_state("Cancelling… (the current document is finished or rolled back)")
+
+    def _start_index(self, collection: str, paths: list[str]) -> None:
+        worker = IndexWorker(self.settings, collection, paths)
+        worker.progress.connect(self._on_index_progress)
+        worker.document_status.connect(self._on_document_status)
+        worker.finished.connect(self._on_index_finished)
+        worker.failed.connect(self._on_index_failed)
+        self.index_job = Job(worker)
+        self.index_collection = collection
+        self.index_job.thread.finished.connect(self._on_index_thread_done)
+        self.index_panel.progress.reset()
+        what = ", ".join(Path(p).name for p in paths[:3]) + (" …" if len(paths) > 3 else "") if paths else "unfinished documents"
+        self.index_panel.set_state(f"Indexing {what} into “{collection}”…")
+        self.index_panel.set_running(True)
+        self.index_job.start()
+
+    @Slot(str, int, int)
+    def _on_index_progress(self, stage: str, done: int, total: int) -> None:
+        self.index_panel.progress.update(stage, done, total)
+
+    @Slot(str, str, str)
+    def _on_document_status(self, key: str, status: str, detail: str) -> None:
+        if self.index_collection is not None:
+            self.extra_rows.setdefault(self.index_collection, {})[key] = (status, detail)
+        if self.index_collection == self.collection:
+            self.index_panel.documents.set_status(key, status, detail)
+
+    @Slot(object)
+    def _on_index_finished(self, report: IndexReport) -> None:
+        self.last_report = report
+        r = report
+        summary = (f"{len(r.added)} added, {len(r.updated)} updated, {len(r.skipped)} unchanged, {len(r.failed)} failed, "
+                   f"{len(r.unsupported)} not supported · {r.chunks} chunks in {r.seconds:.1f} s")
+        if r.cancelled:
+            self.index_panel.set_state(f"Cancelled. {summary}. Resume continues where it stopped.")
+        else:
+            self.index_panel.set_state(f"Done. {summary}.")
+        self.index_panel.progress.set_state("")
+
+    @Slot(str)
+    def _on_index_failed(self, message: str) -> None:
+        self.index_panel.set_state(f"Indexing stopped: {first_line(message)}")
+        if message != "cancelled":
+            self.errors.show("Indexing failed", message)
+
+    def _retire(self, job: Optional[Job]) -> None:
+        """Dropping the last reference to a QThread deletes it, and with it the signals still queued
+        to other receivers of its ``finished``: keep ended jobs a while."""
+        if job is not None:
+            self.retired = (self.retired + [job])[-4:]
+
+    @Slot()
+    def _on_index_thread_done(self) -> None:
+        self._retire(self.index_job)
+        self.index_job = None
+        self.index_collection = None
+        if self.collection is not None:
+            self._refresh_collection()
+        if self.queue:
+            collection, paths = self.queue.pop(0)
+            self._start_index(collection, paths)
+
+    def remove_document(self, key: str) -> None:
+        if self._busy(self.collection or ""):
+            self.errors.show("Remove document", "wait until indexing has finished (or cancel it) to remove documents")
+            return
+        from k2desk.engine import Engine
+
+        def remove() -> None:
+            with Engine(self.settings, self.collection) as engine:
+                engine.remove(key)
+
+        self._guard("Remove document", remove)
+        self.extra_rows.get(self.collection or "", {}).pop(key, None)
+        self._refresh_collection()
+
+    # -- asking ------------------------------------------------------------------------
+    @Slot(str, str)
+    def ask(self, question: str, method: str) -> None:
+        if self.ask_job is not None or self.collection is None:
+            return
+        worker = AskWorker(self.settings, self.collection, question, method)
+        worker.token.connect(self.ask_panel.append_token)
+        worker.progress.connect(self.ask_panel.show_progress)
+        worker.finished.connect(self._on_answer)
+        worker.failed.connect(self._on_ask_failed)
+        self.ask_job = Job(worker)
+        self.ask_job.thread.finished.connect(self._on_ask_thread_done)
+        self.ask_panel.question.setText(question)
+        self.ask_panel.begin(question, method)
+        self.tabs.setCurrentWidget(self.ask_panel)
+        self.ask_job.start()
+
+    @Slot()
+    def stop_asking(self) -> None:
+        if self.ask_job is not None:
+            self.ask_job.cancel()
+
+    @Slot(object)
+    def _on_answer(self, answer: Answer) -> None:
+        self.last_answer = answer
+        self.ask_panel.show_answer(answer)
+        trace = answer.trace if isinstance(answer.trace, dict) else {}
+        if trace.get("entities"):
+            self.graph_view.refresh_sources()
+            self._guard("Graph", lambda: self.graph_view.show_entities(trace["entities"], source=trace.get("graph_source")))
+
+    @Slot(str, str)
+    def _on_ask_failed(self, message: str, kind: str) -> None:
+        method = self.ask_panel.current_method()
+        if kind == "usage" and "not available" in message and method != FALLBACK_METHOD:
+            self.ask_panel.mark_unavailable(method, FALLBACK_METHOD)
+            message += f" — the method selector now uses {FALLBACK_METHOD}; ask again."
+        if kind == "cancelled":
+            message = "stopped."
+        self.ask_panel.show_error(message)
+        if kind == "error":
+            self.errors.show("Could not answer", message)
+
+    @Slot()
+    def _on_ask_thread_done(self) -> None:
+        self._retire(self.ask_job)
+        self.ask_job = None
+        self.ask_panel.set_busy(False)
+
+    # -- settings ----------------------------------------------------------------------
+    def open_settings(self) -> SettingsDialog:
+        dialog = SettingsDialog(self.settings, self)
+        dialog.accepted.connect(lambda: self.apply_settings(dialog.result_settings))
+        dialog.open()
+        return dialog
+
+    def apply_settings(self, new: Optional[Settings]) -> None:
+        if new is None:
+            return
+        home_changed = new.home != self.settings.home
+        self.settings = new
+        self.collections.settings = new
+        if home_changed:
+            if self.remember_home is not None:
+                self.remember_home(new.home)
+            self.collections.reload()
+            if not self.collections.names():
+                self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+        self._refresh_collection()
+        self.statusBar().showMessage(f"settings saved to {new.settings_file}", 8000)
+
+    # -- window ------------------------------------------------------------------------
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - drops anywhere on the window index too
+        if local_paths(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        paths = local_paths(event)
+        if paths:
+            event.acceptProposedAction()
+            self.index_paths(paths)
+
+    def busy(self) -> bool:
+        return self.index_job is not None or self.ask_job is not None
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.queue.clear()
+        for job in (self.ask_job, self.index_job, *self.retired):
+            if job is not None and not job.stop(15_000):  # cancel acts between units of work
+                self.statusBar().showMessage("waiting for the current step to finish…")
+                job.thread.wait()  # a QThread destroyed while running aborts the process
+        super().closeEvent(event)

@@ -1,0 +1,142 @@
+"""The collections list (one SQLite file each) with create / rename / delete."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QHBoxLayout, QInputDialog, QLabel, QListWidget, QListWidgetItem, QMessageBox, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from k2desk.config import Settings
+from k2desk.errors import UsageError
+
+SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def create_collection(settings: Settings, name: str) -> str:
+    from k2desk.store.db import Database
+
+    name = name.strip()
+    path = settings.collection_path(name)  # validates the name
+    if path.exists():
+        raise UsageError(f"a collection named {name!r} already exists")
+    Database(path).close()  # creates the file with the current schema
+    return name
+
+
+def rename_collection(settings: Settings, old: str, new: str) -> str:
+    new = new.strip()
+    src, dst = settings.collection_path(old), settings.collection_path(new)
+    if dst.exists():
+        raise UsageError(f"a collection named {new!r} already exists")
+    for suffix in SIDE_FILES:
+        side = src.with_name(src.name + suffix)
+        if side.exists():
+            side.rename(dst.with_name(dst.name + suffix))
+    return new
+
+
+def delete_collection(settings: Settings, name: str) -> None:
+    path = settings.collection_path(name)
+    for suffix in SIDE_FILES:
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+class CollectionsPanel(QWidget):
+    """Emits ``selected(name)``; the buttons ask for names and report errors through ``failed``."""
+
+    selected = Signal(str)
+    changed = Signal()  # a collection was created, renamed or deleted
+    failed = Signal(str)
+
+    def __init__(self, settings: Settings, busy=lambda name: False, parent=None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.busy = busy  # name -> True while a worker uses that collection
+        title = QLabel("<b>Collections</b>")
+        self.list = QListWidget()
+        self.list.currentItemChanged.connect(lambda item, _p: item is not None and self.selected.emit(item.text()))
+        self.new_button = QPushButton("New…")
+        self.rename_button = QPushButton("Rename…")
+        self.delete_button = QPushButton("Delete")
+        self.new_button.clicked.connect(self.ask_create)
+        self.rename_button.clicked.connect(self.ask_rename)
+        self.delete_button.clicked.connect(self.ask_delete)
+        buttons = QHBoxLayout()
+        for b in (self.new_button, self.rename_button, self.delete_button):
+            buttons.addWidget(b)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+
+    def reload(self, select: str | None = None) -> None:
+        current = select or self.current()
+        names = self.settings.list_collections()
+        self.list.blockSignals(True)
+        self.list.clear()
+        for name in names:
+            QListWidgetItem(name, self.list)
+        self.list.blockSignals(False)
+        if names:
+            target = current if current in names else names[0]
+            self.list.setCurrentRow(names.index(target))  # emits ``selected``
+
+    def current(self) -> str | None:
+        item = self.list.currentItem()
+        return item.text() if item is not None else None
+
+    def names(self) -> list[str]:
+        return [self.list.item(i).text() for i in range(self.list.count())]
+
+    # -- actions (also called directly by tests) ---------------------------------------
+    def create(self, name: str) -> str:
+        name = create_collection(self.settings, name)
+        self.reload(select=name)
+        self.changed.emit()
+        return name
+
+    def rename(self, old: str, new: str) -> str:
+        if self.busy(old):
+            raise UsageError(f"collection {old!r} is being indexed or queried; wait or cancel first")
+        new = rename_collection(self.settings, old, new)
+        self.reload(select=new)
+        self.changed.emit()
+        return new
+
+    def delete(self, name: str) -> None:
+        if self.busy(name):
+            raise UsageError(f"collection {name!r} is being indexed or queried; wait or cancel first")
+        delete_collection(self.settings, name)
+        self.reload()
+        self.changed.emit()
+
+    def _guard(self, action, *args) -> None:
+        try:
+            action(*args)
+        except (UsageError, OSError) as exc:
+            self.failed.emit(str(exc))
+
+    def ask_create(self) -> None:
+        name, ok = QInputDialog.getText(self, "New collection", "Name (letters, digits, space, . _ -):")
+        if ok and name.strip():
+            self._guard(self.create, name)
+
+    def ask_rename(self) -> None:
+        old = self.current()
+        if old is None:
+            return
+        new, ok = QInputDialog.getText(self, "Rename collection", f"New name for {old!r}:", text=old)
+        if ok and new.strip() and new.strip() != old:
+            self._guard(self.rename, old, new)
+
+    def ask_delete(self) -> None:
+        name = self.current()
+        if name is None:
+            return
+        answer = QMessageBox.question(self, "Delete collection",
+                                      f"Delete the collection {name!r} and its index? Your documents are not touched.",
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self._guard(self.delete, name)

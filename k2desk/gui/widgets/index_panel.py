@@ -1,0 +1,69 @@
+"""The “Documents” tab: resume banner, drop zone, stage progress, Cancel / Resume, document list."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from k2desk.gui.widgets.documents import DocumentTable
+from k2desk.gui.widgets.drop_zone import DropZone
+from k2desk.gui.widgets.progress_panel import StageProgressPanel
+
+
+class ResumeBanner(QFrame):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("resumeBanner")
+        self.setStyleSheet("QFrame#resumeBanner { background: #fff4d6; border: 1px solid #e0b84c; border-radius: 6px; }")
+        self.text = QLabel("")
+        self.button = QPushButton("Resume indexing")
+        layout = QHBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.button)
+        self.hide()
+
+    def show_pending(self, count: int) -> None:
+        self.text.setText(f"<b>{count} document{'s' if count != 1 else ''}</b> of this collection "
+                          f"{'were' if count != 1 else 'was'} not finished indexing (the app was closed or the run cancelled).")
+        self.setVisible(count > 0)
+
+
+class IndexPanel(QWidget):
+    paths_dropped = Signal(list)
+    cancel_requested = Signal()
+    resume_requested = Signal()
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.banner = ResumeBanner()
+        self.banner.button.clicked.connect(self.resume_requested)
+        self.drop_zone = DropZone()
+        self.drop_zone.paths_dropped.connect(self.paths_dropped)
+        self.progress = StageProgressPanel()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setEnabled(False)
+        self.resume_button.clicked.connect(self.resume_requested)
+        self.state = QLabel("Drop documents to build this collection's index.")
+        self.state.setWordWrap(True)
+        controls = QHBoxLayout()
+        controls.addWidget(self.state, 1)
+        controls.addWidget(self.cancel_button)
+        controls.addWidget(self.resume_button)
+        self.documents = DocumentTable()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.drop_zone)
+        layout.addLayout(controls)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.documents, 1)
+
+    def set_running(self, running: bool, pending: int = 0) -> None:
+        self.cancel_button.setEnabled(running)
+        self.resume_button.setEnabled(not running and pending > 0)
+        self.banner.show_pending(0 if running else pending)
+
+    def set_state(self, text: str) -> None:
+        self.state.setText(text)

@@ -1,0 +1,151 @@
+"""Settings: the model file, GPU layers, threads, summarizer backend and data folder."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from k2desk.config import BUILD_PROFILES, SUMMARIZER_BACKENDS, Settings
+from k2desk.errors import K2Error, UsageError
+from k2desk.runtime.models import ModelStore
+
+
+def _mib(size: int) -> str:
+    return f"{size / 2**20:,.0f} MiB" if size else ""
+
+
+def save(settings: Settings) -> None:
+    """``settings.save()``, except that a bundle's own models folder (a temporary folder for the
+    one-file build) is not written down: the next start finds its own again."""
+    settings.save()
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle and str(settings.models_dir).startswith(str(bundle)):
+        data = json.loads(settings.settings_file.read_text(encoding="utf-8"))
+        data.pop("models_dir", None)
+        settings.settings_file.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+class SettingsDialog(QDialog):
+    """``accept()`` validates, saves ``settings.json`` in the data folder and keeps ``result_settings``."""
+
+    def __init__(self, settings: Settings, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("k2desk settings")
+        self.setMinimumWidth(560)
+        self.settings = settings
+        self.result_settings: Optional[Settings] = None
+
+        self.model = QComboBox()
+        self._fill_models()
+        browse_model = QPushButton("Browse…")
+        browse_model.clicked.connect(self.browse_model)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(browse_model)
+
+        self.gpu_layers = QSpinBox()
+        self.gpu_layers.setRange(-1, 999)
+        self.gpu_layers.setSpecialValueText("all (-1)")
+        self.gpu_layers.setValue(settings.gpu_layers)
+        self.gpu_layers.setToolTip("Layers offloaded to the GPU when llama.cpp was built with a GPU backend; 0: CPU only")
+        self.threads = QSpinBox()
+        self.threads.setRange(0, 256)
+        self.threads.setSpecialValueText("automatic")
+        self.threads.setValue(settings.threads or 0)
+        self.summarizer = QComboBox()
+        self.summarizer.addItems(SUMMARIZER_BACKENDS)
+        self.summarizer.setCurrentText(settings.summarizer)
+        self.profile = QComboBox()
+        self.profile.addItems(BUILD_PROFILES)
+        self.profile.setCurrentText(settings.build_profile)
+        self.profile.setToolTip("What indexing builds. default: raw-text index + K²RAG's summaries and graph; "
+                                "naive: raw-text index only (semantic, keyword, hybrid; no LLM work, fast); "
+                                "both: also the raw-text graph (the kg baseline; much slower)")
+        self.data_folder = QLineEdit(str(settings.home))
+        browse_data = QPushButton("Browse…")
+        browse_data.clicked.connect(self.browse_data)
+        data_row = QHBoxLayout()
+        data_row.addWidget(self.data_folder, 1)
+        data_row.addWidget(browse_data)
+
+        form = QFormLayout()
+        form.addRow("Model (GGUF)", model_row)
+        form.addRow("GPU layers", self.gpu_layers)
+        form.addRow("Threads", self.threads)
+        form.addRow("Summarizer", self.summarizer)
+        form.addRow("Index profile", self.profile)
+        form.addRow("Data folder", data_row)
+        form.addRow("Models folder", QLabel(str(settings.models_dir)))
+        self.error = QLabel("")
+        self.error.setStyleSheet("color: #b3261e;")
+        self.error.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    def _fill_models(self) -> None:
+        try:
+            rows = [r for r in ModelStore(self.settings.models_dir).status() if r["role"] == "llm"]
+        except K2Error as exc:
+            rows = []
+            self.model.setToolTip(str(exc))
+        for r in rows:
+            label = f"{r['name']}  —  {r.get('purpose') or ''} {_mib(r.get('size', 0))}".rstrip()
+            if not r.get("present"):
+                label += "  (not prepared)"
+            self.model.addItem(label, r["name"])
+        if self.model.findData(self.settings.llm) < 0:
+            self.model.addItem(str(self.settings.llm), self.settings.llm)
+        self.model.setCurrentIndex(self.model.findData(self.settings.llm))
+
+    def browse_model(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(self.settings.models_dir), "GGUF models (*.gguf);;All files (*)")
+        if path:
+            self.select_model(path)
+
+    def select_model(self, name_or_path: str) -> None:
+        if self.model.findData(name_or_path) < 0:
+            self.model.addItem(name_or_path, name_or_path)
+        self.model.setCurrentIndex(self.model.findData(name_or_path))
+
+    def browse_data(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Data folder (collections, settings)", self.data_folder.text())
+        if folder:
+            self.data_folder.setText(folder)
+
+    def values(self) -> Settings:
+        """The edited settings, validated (raises K2Error with a readable message)."""
+        llm = str(self.model.currentData() or self.model.currentText())
+        home = Path(self.data_folder.text().strip() or str(self.settings.home)).expanduser()
+        new = replace(self.settings, llm=llm, gpu_layers=self.gpu_layers.value(), threads=self.threads.value() or None,
+                      summarizer=self.summarizer.currentText(),
+                      build_profile=self.profile.currentText(), home=home)
+        ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use {home} as the data folder: {exc.strerror or exc}") from exc
+        return new
+
+    def accept(self) -> None:
+        try:
+            new = self.values()
+            save(new)
+        except K2Error as exc:
+            self.error.setText(str(exc))
+            return
+        except OSError as exc:
+            self.error.setText(f"cannot save the settings: {exc}")
+            return
+        self.result_settings = new
+        super().accept()

@@ -1,0 +1,183 @@
+"""Workers: QObjects moved onto QThreads so indexing and answering never block the window.
+
+Each worker opens its OWN ``Engine`` (hence its own SQLite connection) inside its thread and
+closes it before it reports ``done``; the models are shared per process by the engine. Cancel
+sets a ``CancelToken`` the engine checks between units of work (one document, one embedding
+batch, one generated token), so a cancel takes effect within a second or two and leaves the
+index consistent (each document's stage is written in one transaction or not at all).
+
+Signals cross threads as queued connections, so the receiving widgets run in the GUI thread.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Optional, Sequence
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from k2desk.config import Settings
+from k2desk.errors import Cancelled, K2Error, UsageError
+from k2desk.progress import CancelToken
+
+STATUS_POLL_S = 0.3  # how often the index worker re-reads per-document status while it runs
+
+
+def _unexpected(exc: BaseException) -> str:
+    traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    return f"unexpected error ({type(exc).__name__}): {exc}"
+
+
+class IndexWorker(QObject):
+    """Index ``paths`` into ``collection`` (no paths: resume what a previous run left unfinished)."""
+
+    progress = Signal(str, int, int)  # stage, done, total
+    document_status = Signal(str, str, str)  # document key, status, detail (reason, chunk count)
+    finished = Signal(object)  # IndexReport (report.cancelled tells a cancelled run)
+    failed = Signal(str)  # one readable line
+    done = Signal()  # always last: the thread may stop
+
+    def __init__(self, settings: Settings, collection: str, paths: Sequence[str | Path] = ()) -> None:
+        super().__init__()
+        self.settings = settings
+        self.collection = collection
+        self.paths = [Path(p) for p in paths]
+        self.cancel_token = CancelToken()
+        self._known: dict[str, tuple[str, str]] = {}
+        self._last_poll = 0.0
+
+    def cancel(self) -> None:  # thread-safe: called from the GUI thread
+        self.cancel_token.cancel()
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.engine import Engine
+
+        try:
+            with Engine(self.settings, self.collection) as engine:
+                self._poll(engine, force=True)
+
+                def on_progress(stage: str, done: int, total: int) -> None:
+                    self.progress.emit(stage, done, total)
+                    self._poll(engine)
+
+                if self.paths:
+                    report = engine.index(self.paths, progress=on_progress, cancel=self.cancel_token)
+                else:
+                    report = engine.resume(progress=on_progress, cancel=self.cancel_token)
+                self._poll(engine, force=True)
+                known = set(self._known)
+                for key, reason in report.failed:  # e.g. bad lines of a corpus file: not documents
+                    if key not in known:
+                        self.document_status.emit(key, "failed", reason)
+                for path, reason in report.unsupported:
+                    self.document_status.emit(path, "skipped", reason)
+            self.finished.emit(report)
+        except Cancelled:
+            self.failed.emit("cancelled")
+        except K2Error as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a worker must never take the app down
+            self.failed.emit(_unexpected(exc))
+        finally:
+            self.done.emit()
+
+    def _poll(self, engine, force: bool = False) -> None:
+        """Emit the documents whose status changed since the last poll (throttled)."""
+        now = time.monotonic()
+        if not force and now - self._last_poll < STATUS_POLL_S:
+            return
+        self._last_poll = now
+        for d in engine.documents():
+            if d.status == "failed":
+                detail = d.error or "failed"
+            elif d.status == "done":
+                detail = chunks_label(d.n_chunks)
+            else:
+                detail = ", ".join(d.stages)
+            state = (d.status, detail)
+            if self._known.get(d.key) != state:
+                self._known[d.key] = state
+                self.document_status.emit(d.key, d.status, detail)
+
+
+class AskWorker(QObject):
+    """Answer one question; the answer's tokens are streamed through ``token``."""
+
+    token = Signal(str)
+    progress = Signal(str, int, int)
+    finished = Signal(object)  # Answer
+    failed = Signal(str, str)  # message, kind: "usage" | "cancelled" | "error"
+    done = Signal()
+
+    def __init__(self, settings: Settings, collection: str, question: str, method: str) -> None:
+        super().__init__()
+        self.settings = settings
+        self.collection = collection
+        self.question = question
+        self.method = method
+        self.cancel_token = CancelToken()
+
+    def cancel(self) -> None:
+        self.cancel_token.cancel()
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.engine import Engine
+
+        try:
+            t0 = time.perf_counter()
+            with Engine(self.settings, self.collection) as engine:
+                answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token,
+                                    progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit)
+            answer.timings.setdefault("wall", time.perf_counter() - t0)
+            self.finished.emit(answer)
+        except Cancelled:
+            self.failed.emit("cancelled", "cancelled")
+        except UsageError as exc:
+            self.failed.emit(str(exc), "usage")
+        except K2Error as exc:
+            self.failed.emit(str(exc), "error")
+        except Exception as exc:  # noqa: BLE001
+            self.failed.emit(_unexpected(exc), "error")
+        finally:
+            self.done.emit()
+
+
+class Job:
+    """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
+
+    def __init__(self, worker: IndexWorker | AskWorker) -> None:
+        self.worker = worker
+        self.thread = QThread()
+        self.thread.setObjectName(type(worker).__name__)
+        worker.moveToThread(self.thread)
+        self.thread.started.connect(worker.run)
+        worker.done.connect(self.thread.quit)
+
+    def start(self) -> "Job":
+        self.thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self.thread.isRunning()
+
+    def cancel(self) -> None:
+        self.worker.cancel()
+
+    def stop(self, wait_ms: int = 10_000) -> bool:
+        """Cancel and wait for the thread to end (used when the window closes)."""
+        self.worker.cancel()
+        return self.thread.wait(wait_ms)
+
+
+def chunks_label(n: int) -> str:
+    return f"{n} chunk{'s' if n != 1 else ''}"
+
+
+def first_line(message: Optional[str]) -> str:
+    return (message or "").strip().splitlines()[0] if (message or "").strip() else ""

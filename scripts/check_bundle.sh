@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Build the pyinstaller bundles (build.spec) and check that each one answers a question headless:
+#   1. `k2desk index` + `k2desk ask --method hybrid --json` through the bundle's command line,
+#   2. the desktop app itself, offscreen (QT_QPA_PLATFORM=offscreen, K2DESK_GUI_SELFTEST): the
+#      window opens the collection, asks through the GUI and prints the answer as JSON.
+# Both use the bundled default model and embedder (no repository models, no network).
+#   K2DESK_BUNDLE=onedir|onefile|both   what to build and check (default: both)
+#   K2DESK_CHECK_NO_BUILD=1             check the existing dist/ without rebuilding
+#   K2DESK_CHECK_THREADS=N              LLM/embedder threads (default 1: robust on busy cores)
+#   K2DESK_CHECK_PROFILE=P              index build profile (default naive: no LLM work at indexing;
+#                                       "default" also builds K²RAG's summaries and graph, slowly)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+MODE=${K2DESK_BUNDLE:-both}
+THREADS=${K2DESK_CHECK_THREADS:-1}
+PROFILE=${K2DESK_CHECK_PROFILE:-naive}
+PY=${PYTHON:-python3}
+QUESTION="How far is the Harwick Point lighthouse visible?"
+
+if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
+  if [ ! -x .venv/bin/pyinstaller ]; then
+    echo "pyinstaller is missing: .venv/bin/pip install 'pyinstaller==6.22.3'" >&2
+    exit 2
+  fi
+  start=$(date +%s)
+  K2DESK_BUNDLE=$MODE .venv/bin/pyinstaller --noconfirm --log-level WARN build.spec
+  echo "build ($MODE): $(( $(date +%s) - start )) s"
+fi
+
+bins=()
+case $MODE in
+  onedir) bins=(dist/k2desk/k2desk) ;;
+  onefile) bins=(dist/k2desk-onefile) ;;
+  both) bins=(dist/k2desk/k2desk dist/k2desk-onefile) ;;
+  *) echo "K2DESK_BUNDLE must be onedir, onefile or both" >&2; exit 2 ;;
+esac
+
+check_answer() {  # $1: JSON file of an answer; the lighthouse passage must be the first source
+  "$PY" - "$1" <<'EOF'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(text[text.index("{"):])
+assert data.get("ok", True), data
+assert data["answer"].strip(), "empty answer"
+assert data["sources"] and data["sources"][0]["document"].endswith("lighthouse.txt"), data["sources"][:1]
+print(f"  answer: {data['answer'].strip()[:160]!r}")
+print(f"  first source: {data['sources'][0]['document']} (score {data['sources'][0]['score']:.3f})")
+EOF
+}
+
+for bin in "${bins[@]}"; do
+  [ -x "$bin" ] || { echo "missing $bin" >&2; exit 1; }
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cp -r tests/fixtures/mixed "$work/docs"
+  mkdir -p "$work/home" && printf '{"build_profile": "%s"}\n' "$PROFILE" > "$work/home/settings.json"
+  exe=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+  if [ "$(basename "$bin")" = k2desk ]; then size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; else size="$(du -h "$exe" | cut -f1) file"; fi
+  echo "== $bin ($size)"
+  # run from an empty folder with a clean environment: only what the bundle carries is used
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" models list --json) > "$work/models.json"
+  "$PY" - "$work/models.json" <<'EOF'
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+llm = next(r for r in rows.values() if r["default"])
+assert llm["present"] and rows["all-minilm-l6-v2"]["present"], rows
+print(f"  bundled model: {llm['name']} at {llm['path']}")
+EOF
+  t0=$(date +%s)
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" --threads "$THREADS" index "$work/docs") | tail -4
+  t1=$(date +%s)
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" --threads "$THREADS" \
+      ask "$QUESTION" --method hybrid --json) > "$work/answer.json"
+  t2=$(date +%s)
+  echo "  cli: index $((t1 - t0)) s, ask $((t2 - t1)) s"
+  check_answer "$work/answer.json"
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME QT_QPA_PLATFORM=offscreen K2DESK_GUI_SELFTEST="$QUESTION" \
+      "$exe" --home "$work/home" --threads "$THREADS") 2>"$work/gui.err" | grep '^{' > "$work/gui.json" || {
+    echo "  the desktop app gave no answer:"; tail -20 "$work/gui.err"; exit 1; }
+  echo "  gui (offscreen): $(( $(date +%s) - t2 )) s"
+  check_answer "$work/gui.json"
+  rm -rf "$work"
+  trap - EXIT
+done
+echo "bundle check passed: ${bins[*]}"

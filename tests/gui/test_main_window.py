@@ -1,0 +1,249 @@
+"""The desktop app driven for real, offscreen: simulated drops, the real Engine (SQLite, sqlite-vec,
+ONNX embedder) and the tiny LLM; workers run on their QThreads exactly as in the app."""
+
+import json
+import shutil
+import time
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
+
+from k2desk.config import Settings  # noqa: E402
+from k2desk.engine import Engine  # noqa: E402
+from k2desk.gui.main_window import MainWindow  # noqa: E402
+from k2desk.progress import CancelToken  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+GOOD = {"lighthouse.txt", "recipes.md", "report.pdf", "minutes.docx", "garden.html", "chess_club.txt"}
+BAD = {"corrupt.pdf", "binary.txt", "empty.txt"}
+WAIT_MS = 120_000
+WORDS = ("harbour ledger orchard violin granite meadow lantern falcon copper willow thunder saffron compass "
+         "glacier pepper canyon ember juniper marble quartz").split()
+
+
+@pytest.fixture
+def settings(tmp_path, models_dir):
+    # one thread: llama.cpp's worker threads spin-wait, so 2 threads crawl when another LLM job shares the cores
+    # naive profile: the raw-text index only (no LLM summaries/graph at indexing) keeps these tests short
+    return Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=1, build_profile="naive")
+
+
+@pytest.fixture
+def folder(tmp_path):
+    dst = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", dst)
+    return dst
+
+
+@pytest.fixture
+def window(qtbot, settings):
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()  # cancels and joins any running worker
+
+
+def drop(widget, paths):
+    """What a drag from a file manager delivers: DragEnter then Drop with file URLs."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    center = widget.rect().center()
+    with warnings.catch_warnings():  # PySide6 6.12 marks the (only) QPoint constructor deprecated
+        warnings.simplefilter("ignore", DeprecationWarning)
+        enter = QDragEnterEvent(center, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                                Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(QPointF(center), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, event)
+
+
+def wait_index(qtbot, win):
+    qtbot.waitUntil(lambda: win.index_job is None, timeout=WAIT_MS)
+
+
+def visible_dialogs():
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+def names(statuses, status):
+    return {n for n, (s, _) in statuses.items() if s == status}
+
+
+def test_drop_folder_indexes_to_100_percent_and_failed_files_show_without_dialogs(qtbot, window, folder):
+    assert window.collection == "default"
+    drop(window.index_panel.drop_zone, [folder])
+    assert window.index_job is not None  # indexing started at once
+    wait_index(qtbot, window)
+
+    report = window.last_report
+    assert report is not None and not report.cancelled
+    percents = window.index_panel.progress.percents()
+    assert {"read", "embed"} <= set(percents) and set(percents.values()) == {100}, percents
+    statuses = window.index_panel.documents.statuses()
+    assert names(statuses, "done") == GOOD
+    assert names(statuses, "failed") == BAD
+    assert names(statuses, "skipped") == {"photo.bin"}
+    assert "cannot read PDF" in statuses["corrupt.pdf"][1]
+    assert "binary" in statuses["binary.txt"][1] and "empty" in statuses["empty.txt"][1]
+    assert visible_dialogs() == [] and window.errors.shown == 0  # no dialog storm
+    assert "6 added" in window.index_panel.state.text() and "3 failed" in window.index_panel.state.text()
+
+
+def test_cancel_mid_way_then_resume_indexes_every_document_once(qtbot, window, folder):
+    for i in range(24):  # enough text that embedding takes a second or more
+        words = [WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(500)]
+        (folder / f"extra_{i:02d}.txt").write_text(f"Extra note {i}. " + " ".join(words), encoding="utf-8")
+    good = GOOD | {f"extra_{i:02d}.txt" for i in range(24)}
+    drop(window.index_panel.drop_zone, [folder])
+    rows = window.index_panel.progress.rows
+    qtbot.waitUntil(lambda: "embed" in rows and rows["embed"].bar.value() >= 1, timeout=WAIT_MS)
+    t0 = time.monotonic()
+    qtbot.mouseClick(window.index_panel.cancel_button, Qt.MouseButton.LeftButton)
+    wait_index(qtbot, window)
+    assert time.monotonic() - t0 < 3.0  # a cancel stops within a second or two
+    assert window.last_report.cancelled
+    with Engine(window.settings, "default") as engine:
+        done_before = {Path(d.key).name: d for d in engine.documents() if "text" in d.stages}
+        stamps = dict(engine.db.all("SELECT document_id, done_at FROM document_stages"))
+    assert 1 <= len(done_before) < len(good)  # cancelled mid-way
+    assert window.index_panel.resume_button.isEnabled() and window.index_panel.banner.isVisible()
+
+    qtbot.mouseClick(window.index_panel.resume_button, Qt.MouseButton.LeftButton)
+    wait_index(qtbot, window)
+    assert not window.last_report.cancelled
+    with Engine(window.settings, "default") as engine:
+        docs = {Path(d.key).name: d for d in engine.documents()}
+        assert {n for n, d in docs.items() if d.status == "done"} == good
+        q = lambda sql: engine.db.one(sql)[0]  # noqa: E731
+        assert q("SELECT count(*) FROM chunks") == q("SELECT count(*) FROM vec_chunks") == q("SELECT count(*) FROM sparse_text")
+        assert q("SELECT count(*) FROM chunks") == sum(d.n_chunks for d in docs.values())
+        assert q("SELECT count(*) FROM document_stages") == len(good)
+        after = dict(engine.db.all("SELECT document_id, done_at FROM document_stages"))
+    for doc in done_before.values():  # what was indexed before the cancel was not redone
+        assert after[doc.id] == stamps[doc.id]
+    assert names(window.index_panel.documents.statuses(), "done") == good
+    assert not window.index_panel.banner.isVisible() and visible_dialogs() == []
+
+
+def test_resume_banner_after_the_app_was_killed(qtbot, settings, folder):
+    token = CancelToken()
+    with Engine(settings, "default") as engine:
+        engine.index([folder], progress=lambda s, d, t: token.cancel() if s == "embed" else None, cancel=token)
+        engine.db.execute("UPDATE documents SET status = 'processing' WHERE status = 'pending'")  # as a kill leaves it
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        assert win.index_panel.banner.isVisible()
+        assert "6 documents" in win.index_panel.banner.text.text()
+        qtbot.mouseClick(win.index_panel.banner.button, Qt.MouseButton.LeftButton)
+        wait_index(qtbot, win)
+        assert names(win.index_panel.documents.statuses(), "done") == GOOD
+        assert not win.index_panel.banner.isVisible()
+    finally:
+        win.close()
+
+
+def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings, folder):
+    settings = replace(settings, top_k=4, max_answer_tokens=32)  # a short prompt: the tiny LLM on shared cores
+    with Engine(settings, "default") as engine:
+        engine.index([folder])
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        panel = win.ask_panel
+        assert panel.current_method() == "k2rag"  # the default selection
+        panel.method.setCurrentIndex(panel.method.findData("hybrid"))
+        panel.question.setText("How many nautical miles is the Harwick Point lighthouse visible?")
+        qtbot.mouseClick(panel.ask_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: win.ask_job is None, timeout=WAIT_MS)
+        answer = win.last_answer
+        assert answer is not None and answer.method == "hybrid"
+        assert panel.answer.toPlainText().strip()
+        assert panel.streamed.strip()  # tokens arrived while generating
+        assert panel.sources.list.topLevelItemCount() >= 1
+        assert Path(panel.sources.documents()[0]).name == "lighthouse.txt"
+        panel.sources.show_source(0)
+        html = panel.sources.viewer.toHtml()
+        assert "Harwick" in html and "#fff2a8" in html.lower()  # the passage, highlighted in its document
+        assert not panel.trace.is_empty() and "Time taken" in panel.trace.titles()
+        assert visible_dialogs() == []
+    finally:
+        win.close()
+
+
+def test_unavailable_method_is_a_readable_message_and_falls_back_to_hybrid(window):
+    panel = window.ask_panel
+    panel.method.setCurrentIndex(panel.method.findData("kg"))
+    window._on_ask_failed("method 'kg' is not available yet in this build; use semantic, keyword or hybrid", "usage")
+    assert "not available" in panel.answer.toPlainText()
+    assert panel.current_method() == "hybrid"
+    assert panel.method.itemText(panel.method.findData("kg")).endswith("(not available)")
+    assert visible_dialogs() == []
+
+
+def test_settings_dialog_round_trip_saves_settings_json(qtbot, window, settings):
+    dialog = window.open_settings()
+    dialog.select_model("/nowhere/model.gguf")
+    dialog.accept()
+    assert dialog.isVisible() and "not found" in dialog.error.text()  # a readable error, the dialog stays
+    dialog.select_model("smollm2-135m")
+    dialog.gpu_layers.setValue(0)
+    dialog.threads.setValue(2)
+    dialog.summarizer.setCurrentText("extractive")
+    dialog.profile.setCurrentText("default")
+    dialog.accept()
+    assert not dialog.isVisible()
+    stored = json.loads((settings.home / "settings.json").read_text(encoding="utf-8"))
+    assert stored["llm"] == "smollm2-135m" and stored["gpu_layers"] == 0 and stored["threads"] == 2
+    assert stored["summarizer"] == "extractive" and stored["build_profile"] == "default"
+    assert window.settings.summarizer == "extractive"
+    assert Settings.load(home=settings.home).gpu_layers == 0
+
+
+def test_collections_create_rename_delete(window, settings):
+    window.collections.create("work notes")
+    assert window.collection == "work notes" and settings.collection_path("work notes").is_file()
+    window.collections.rename("work notes", "archive")
+    assert window.collection == "archive" and not settings.collection_path("work notes").exists()
+    window.collections.delete("archive")
+    assert settings.list_collections() == ["default"] and window.collection == "default"
+
+
+def test_graph_view_draws_entities_and_exports_graphml(window, tmp_path):
+    import networkx as nx
+
+    db = window.open_db()
+    ents = [(1, "mirela varga", "Mirela Varga", "person"), (2, "harwick point", "Harwick Point", "place"),
+            (3, "lighthouse", "Harwick lighthouse", "building"), (4, "rookhaven", "Rookhaven Chess Club", "org")]
+    with db.transaction():
+        for eid, name, display, etype in ents:
+            db.execute("INSERT INTO entities(id, source, name, display, type, description) VALUES (?, 'text', ?, ?, ?, '')",
+                       (eid, name, display, etype))
+        for src, dst, desc in ((1, 3, "keeps"), (3, 2, "stands on")):
+            db.execute("INSERT INTO relations(source, src_id, dst_id, description, keywords, strength) "
+                       "VALUES ('text', ?, ?, ?, '', 2.0)", (src, dst, desc))
+    db.close()
+    window.graph_view.refresh_sources()
+    assert window.graph_view.show_entities(["Mirela Varga"], hops=2) == 3
+    assert len(window.graph_view.scene.items()) >= 3 * 2 + 2  # dots + labels + edges
+    nodes, edges = window.graph_view.export(tmp_path / "g.graphml")
+    assert (nodes, edges) == (4, 2)
+    g = nx.read_graphml(tmp_path / "g.graphml")
+    assert g.nodes["text:mirela varga"]["label"] == "Mirela Varga"
