@@ -49,7 +49,7 @@ def default_models_dir(home: Path) -> Path:
     if env:
         return Path(env).expanduser()
     root = source_root()
-    if root is not None and not getattr(sys, "frozen", False):
+    if root is not None and (root / "models").is_dir():  # a source checkout, or a bundle carrying models
         return root / "models"
     return home / "models"
 
@@ -121,6 +121,8 @@ class Settings:
     def save(self) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
         data = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items() if k != "home"}
+        if self.models_dir == default_models_dir(self.home):
+            data.pop("models_dir")  # follow the default (a bundle's temporary folder must not stick)
         tmp = self.settings_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
         tmp.replace(self.settings_file)

@@ -76,12 +76,22 @@ def _num(x: Any) -> float:
     return v
 
 
+def _max(values: Iterable[float]) -> float:
+    return max((v for v in values if math.isfinite(v)), default=float("nan"))
+
+
+def row_similarity(row: dict[str, Any]) -> float:
+    """The stored similarity; an empty answer (an error, a blank reply) scores 0."""
+    return 0.0 if not (row.get("prediction") or "").strip() else _num(row.get("similarity"))
+
+
 def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Every metric of the report for one group of rows (one method, maybe one question type)."""
     n = len(rows)
     nan = float("nan")
-    judged = [M.judge(r.get("prediction") or "", str(r.get("gold", "")), r.get("options"), r.get("gold_index")) for r in rows]
-    sims = [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in rows]
+    judged = [M.judge(r.get("prediction") or "", str(r.get("gold", "")), r.get("options"), r.get("gold_index"))
+              for r in rows]
+    sims = [row_similarity(r) for r in rows]
     q = M.quartiles(sims)
     correct = [float(j.correct) for j in judged]
     yes_no = [float(j.correct) for j in judged if j.kind == "yes_no"]
@@ -122,8 +132,8 @@ def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
         "llm_calls": M.mean(_num(r.get("llm_calls", 0)) for r in rows),
         "prompt_tokens": M.mean(_num(r.get("prompt_tokens", 0)) for r in rows),
         "completion_tokens": M.mean(_num(r.get("completion_tokens", 0)) for r in rows),
-        "rss_peak_mb": max((v for v in (_num(r.get("rss_peak_mb")) for r in rows) if math.isfinite(v)), default=nan),
-        "gpu_mem_mb": max((v for v in gpu if math.isfinite(v)), default=nan),
+        "rss_peak_mb": _max(_num(r.get("rss_peak_mb")) for r in rows),
+        "gpu_mem_mb": _max(gpu),
     }
 
 
@@ -131,8 +141,7 @@ def fold_means(rows: Sequence[dict[str, Any]], k: int) -> list[float]:
     """Mean similarity per fold 0..k-1 (NaN for an empty fold)."""
     out = []
     for f in range(k):
-        sims = [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in rows if int(r.get("fold", 0) or 0) == f]
-        out.append(M.mean(sims))
+        out.append(M.mean(row_similarity(r) for r in rows if int(r.get("fold", 0) or 0) == f))
     return out
 
 
@@ -182,6 +191,12 @@ def _quality_cells(s: dict[str, float]) -> list[str]:
             fmt(s["em"]), fmt(s["f1"]), fmt(s["accuracy"]), fmt(s["abstention"]), fmt(s["hallucination"])]
 
 
+def _cost_cells(s: dict[str, float], gpu: bool) -> list[str]:
+    cells = [fmt(s["n"], 0), fmt(s["errors"], 0), fmt(s["time_mean"], 2), fmt(s["time_median"], 2), fmt(s["time_p90"], 2),
+             fmt(s["llm_calls"], 2), fmt(s["prompt_tokens"], 1), fmt(s["completion_tokens"], 1), fmt(s["rss_peak_mb"], 0)]
+    return cells + ([fmt(s["gpu_mem_mb"], 0)] if gpu else [])
+
+
 QUALITY_HEADER = ["n", "Sim Q1", "Sim mean", "Sim median", "Sim Q3", "EM", "F1", "Accuracy", "Abstention", "Hallucination"]
 
 
@@ -219,11 +234,7 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
     gpu = any(math.isfinite(s["overall"]["gpu_mem_mb"]) for s in summary.values())
     head = ["Method", "n", "errors", "Time mean (s)", "Time median (s)", "Time p90 (s)", "LLM calls",
             "Prompt tokens", "Completion tokens", "Peak RSS (MiB)"] + (["GPU (MiB)"] if gpu else [])
-    out += _table(head, ([m, fmt(s["overall"]["n"], 0), fmt(s["overall"]["errors"], 0), fmt(s["overall"]["time_mean"], 2),
-                          fmt(s["overall"]["time_median"], 2), fmt(s["overall"]["time_p90"], 2), fmt(s["overall"]["llm_calls"], 2),
-                          fmt(s["overall"]["prompt_tokens"], 1), fmt(s["overall"]["completion_tokens"], 1),
-                          fmt(s["overall"]["rss_peak_mb"], 0)] + ([fmt(s["overall"]["gpu_mem_mb"], 0)] if gpu else [])
-                         for m, s in summary.items()))
+    out += _table(head, ([m] + _cost_cells(s["overall"], gpu) for m, s in summary.items()))
 
     out += ["## By question type", ""]
     types = sorted({t for s in summary.values() for t in s["by_type"]})
@@ -232,7 +243,8 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
         out += _table(["Method"] + QUALITY_HEADER, ([m] + _quality_cells(s["by_type"].get(t) or group_stats([]))
                                                     for m, s in summary.items()))
 
-    out += ["## Plots", "", f"![Answer similarity per method]({SIM_PLOT})", "", f"![Time per question per method]({TIME_PLOT})", ""]
+    out += ["## Plots", "", f"![Answer similarity per method]({SIM_PLOT})", "",
+            f"![Time per question per method]({TIME_PLOT})", ""]
     out += ["## Definitions", "", DEFINITIONS]
     return "\n".join(out)
 
@@ -250,7 +262,7 @@ def box_plot(path: Path, data: dict[str, list[float]], ylabel: str, title: str) 
     ax = fig.add_subplot(1, 1, 1)
     ax.boxplot([v if v else [math.nan] for v in values], showmeans=True)
     ax.set_xticks(range(1, len(names) + 1))
-    ax.set_xticklabels([f"{n}\n(n={len(v)})" for n, v in zip(names, values)])
+    ax.set_xticklabels([f"{n}\n(n={len(v)})" for n, v in zip(names, values, strict=True)])
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
@@ -260,7 +272,7 @@ def box_plot(path: Path, data: dict[str, list[float]], ylabel: str, title: str) 
 
 
 def write_plots(out_dir: Path, summary: dict[str, dict[str, Any]]) -> list[Path]:
-    sims = {m: [0.0 if not (r.get("prediction") or "").strip() else _num(r.get("similarity")) for r in s["rows"]] for m, s in summary.items()}
+    sims = {m: [row_similarity(r) for r in s["rows"]] for m, s in summary.items()}
     times = {m: [_num(r.get("seconds")) for r in s["rows"]] for m, s in summary.items()}
     return [
         box_plot(out_dir / SIM_PLOT, sims, "answer similarity (cosine)", "Answer similarity per method"),

@@ -108,8 +108,15 @@ def gpu_memory_mb(pid: Optional[int] = None) -> Optional[float]:
     if not lines:
         return None
     pid = pid or os.getpid()
-    used = [float(b) for a, b in (ln.split(",")[:2] for ln in lines if "," in ln) if a.strip() == str(pid) and b.strip().replace(".", "").isdigit()]
-    return sum(used) if used else None
+    used = 0.0
+    for line in lines:
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) >= 2 and parts[0] == str(pid):
+            try:
+                used += float(parts[1])
+            except ValueError:
+                continue
+    return used or None
 
 
 def machine_info() -> dict[str, Any]:
@@ -320,7 +327,8 @@ def add_eval_arguments(parser: Any) -> None:
     parser.add_argument("--limit", type=int, default=None, help="first N questions of a seeded, type-stratified order")
     parser.add_argument("--seed", type=int, default=0, help="seed of the question order and folds (default: 0)")
     parser.add_argument("--out", default=None, help="output folder (default: <home>/eval/<bench name>; re-running resumes)")
-    parser.add_argument("--queries", default=None, help="questions file name in BENCH_DIR (default: queries.jsonl, else queries_sample.jsonl)")
+    parser.add_argument("--queries", default=None,
+                        help="questions file name in BENCH_DIR (default: queries.jsonl, else queries_sample.jsonl)")
 
 
 def default_out_dir(settings: Any, bench_dir: Union[str, Path]) -> Path:
@@ -351,7 +359,10 @@ def eval_command(args: Any, settings: Any) -> int:
                 else:
                     bar.update(tasks[stage], completed=done, total=total or None)
 
-            path = run_eval(args.bench_dir, methods, out, lambda name: Engine(settings, collection=name),
+            def factory(name: str) -> Engine:
+                return Engine(settings, collection=name)
+
+            path = run_eval(args.bench_dir, methods, out, factory,
                             folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
                             seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
                             queries=getattr(args, "queries", None), settings=settings)

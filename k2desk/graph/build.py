@@ -19,6 +19,7 @@ from typing import Callable
 import numpy as np
 
 from k2desk.graph.extract import Extraction, extract
+from k2desk.graph.merge import merge_descriptions, merge_keywords, normalize_name
 from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
 from k2desk.methods.base import LLMUsage
 from k2desk.methods.retrieval import chunk_header
@@ -27,7 +28,7 @@ from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
-from k2desk.store.graph import GraphStore, merge_descriptions, merge_keywords, normalize_name
+from k2desk.store.graph import GraphStore
 from k2desk.text.chunking import chunk_text
 
 log = logging.getLogger(__name__)

@@ -3,8 +3,9 @@ chunks that mention them, and a readable "KG results" block (K²RAG step (A), th
 and the entry point for LightRAG / Chain-of-Explorations / Mapping-the-Mind).
 
 No LLM is involved. Entities are matched three ways, and keep their best score:
-* by name: every 1..6-word span of the question is looked up as a normalized name (score 1.0);
-  a capitalized phrase of the question also finds entities whose name contains it (0.9);
+* by name: every 1..6-word span of the question is looked up as a normalized name (score 1.0;
+  0.75 for a single word written in lowercase, e.g. "company"); a capitalized phrase of the
+  question also finds entities whose name contains it (0.9);
 * by vector: the question and each keyword are embedded once (one batch) and compared with the
   entity vectors (cosine, kept when >= ``min_similarity`` for the question and
   ``min_keyword_similarity`` for a keyword: short texts' vectors are noisy).
@@ -21,11 +22,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+from k2desk.graph.merge import normalize_name
 from k2desk.methods.base import Source
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
-from k2desk.store.graph import Entity, GraphStore, Relation, normalize_name
+from k2desk.store.graph import Entity, GraphStore, Relation
 from k2desk.store.vectors import VectorIndex
 
 STOPWORDS = frozenset("""
@@ -165,8 +167,10 @@ class KGSearcher:
             if eid not in scores or score > scores[eid][0]:
                 scores[eid] = (score, how)
 
+        proper = {normalize_name(t) for t in _TOKEN.findall(question) if t[0].isupper() or t[0].isdigit()}
         for e in self.graph.find(source, _ngrams(question)):
-            offer(e.id, 1.0, "name")
+            # a lone lowercase word ("company", "report") names a generic entity: less weight
+            offer(e.id, 1.0 if " " in e.name or e.name in proper else 0.75, "name")
         for kw in result.keywords:
             if kw[:1].isupper() or kw[:1].isdigit():
                 for e in self.graph.containing(source, kw, limit=5):

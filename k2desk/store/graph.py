@@ -20,83 +20,16 @@ what), so a document's removal recomputes exactly the entities and relations it 
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
+from k2desk.graph.merge import (DESCRIPTION_LIMIT, ENTITY_TYPES, KEYWORDS_LIMIT, majority_type,  # noqa: F401 (re-exported)
+                                merge_descriptions, merge_keywords, normalize_name)
 from k2desk.store.db import Database
 from k2desk.store.vectors import VectorIndex
 
-ENTITY_TYPES = ("person", "organization", "location", "event", "product", "date", "concept", "other")
-DESCRIPTION_LIMIT = 1200
-KEYWORDS_LIMIT = 200
 SOURCES = ("text", "summary")
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_KEYWORD_SPLIT = re.compile(r"[,;/|]+")
-
-
-def normalize_name(name: str) -> str:
-    """The merge key of a name: 'The Sam Bankman-Fried' -> 'sam bankman fried'."""
-    text = unicodedata.normalize("NFKD", name or "")
-    out = []
-    for ch in text:
-        if unicodedata.combining(ch) or ch in "'’`´":
-            continue
-        out.append(" " if unicodedata.category(ch)[0] in "PSZC" else ch)
-    key = " ".join("".join(out).casefold().split())
-    return key[4:] if key.startswith("the ") else key
-
-
-def merge_descriptions(texts: Iterable[str], limit: int = DESCRIPTION_LIMIT) -> str:
-    """Distinct sentences of ``texts`` in order, each ending with a stop, at most ``limit`` chars."""
-    out: list[str] = []
-    seen: set[str] = set()
-    size = 0
-    for text in texts:
-        for sentence in _SENTENCE.split((text or "").strip()):
-            sentence = sentence.strip()
-            key = normalize_name(sentence)
-            if not key or key in seen:
-                continue
-            seen.add(key)
-            if sentence[-1] not in ".!?":
-                sentence += "."
-            cost = len(sentence) + (1 if out else 0)
-            if size + cost > limit:
-                if not out:
-                    out.append(sentence[:limit])
-                    size = limit
-                continue
-            out.append(sentence)
-            size += cost
-    return " ".join(out)
-
-
-def merge_keywords(texts: Iterable[str], limit: int = KEYWORDS_LIMIT) -> str:
-    out: list[str] = []
-    seen: set[str] = set()
-    for text in texts:
-        for phrase in _KEYWORD_SPLIT.split(text or ""):
-            phrase = " ".join(phrase.split())
-            key = normalize_name(phrase)
-            if key and key not in seen and len(", ".join(out + [phrase])) <= limit:
-                seen.add(key)
-                out.append(phrase)
-    return ", ".join(out)
-
-
-def majority_type(types: Sequence[str]) -> str:
-    """The most frequent type; 'other'/'' only when there is nothing else; ties: earliest."""
-    specific = [t for t in types if t and t != "other"]
-    if not specific:
-        return "other"
-    counts = Counter(specific)
-    best = max(counts.values())
-    return next(t for t in specific if counts[t] == best)
 
 
 @dataclass

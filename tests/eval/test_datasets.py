@@ -89,7 +89,8 @@ def test_multiple_choice_gold(tmp_path):
     a, b, c, d = D.load_bench(tmp_path).questions
     assert (a.answer, a.gold_index, b.answer, b.gold_index, c.answer, c.gold_index) == ("London", 1, "Paris", 0, "Berlin", 0)
     assert (d.answer, d.gold_index) == ("neither", None)
-    assert a.is_multiple_choice and a.prompt == "Capital of the UK?\nOptions:\nA) Paris\nB) London\nAnswer with the text of one option."
+    assert a.is_multiple_choice
+    assert a.prompt == "Capital of the UK?\nOptions:\nA) Paris\nB) London\nAnswer with the text of one option."
 
 
 def test_bad_input_is_a_usage_error(tmp_path):

@@ -21,7 +21,8 @@ ROWS = [
     # semantic: sims 0.8, 0.4, 1.0, (error → 0.0); times 1..4 s
     _row("q1", "semantic", "Yes", "yes.", 0.8, 1.0, 0, "comparison_query"),
     _row("q2", "semantic", "Google", "Microsoft", 0.4, 2.0, 1, "inference_query"),
-    _row("q3", "semantic", "Insufficient information.", "Insufficient information.", 1.0, 3.0, 0, "null_query", rss_peak_mb=700.0),
+    _row("q3", "semantic", "Insufficient information.", "Insufficient information.", 1.0, 3.0, 0, "null_query",
+         rss_peak_mb=700.0),
     _row("q4", "semantic", "Sam Bankman-Fried", "", None, 4.0, 1, "inference_query", error="model crashed", llm_calls=0),
     _row("q1", "keyword", "Yes", "No", 0.6, 0.5, 0, "comparison_query"),
 ]

@@ -170,12 +170,14 @@ def test_peak_rss_sees_an_allocation():
 
 
 # -- the real engine (runs once k2desk.engine exists) ------------------------------------
+@pytest.mark.slow  # ~2 min on 2 idle cores (index 40 articles + 10 asks of the tiny model), far more when busy
 @needs_bench
 def test_real_engine_limit_3_resume(tmp_path):
     engine_mod = pytest.importorskip("k2desk.engine")
     from k2desk.config import Settings
 
-    settings = Settings(home=tmp_path / "home", llm="smollm2-135m", build_profile="naive")
+    # naive profile: vectors + FTS only (no LLM work at indexing); small contexts keep the asks quick
+    settings = Settings(home=tmp_path / "home", llm="smollm2-135m", build_profile="naive", top_k=3, max_answer_tokens=16)
     asked: list[tuple[str, str]] = []
 
     class Counting:
@@ -207,4 +209,5 @@ def test_real_engine_limit_3_resume(tmp_path):
     report = runner.run_eval(BENCH, "semantic,keyword", out, factory, **kw)
     assert {(q, m) for q, m in asked} == {(r["query"], r["method"]) for r in rows[2:]} and len(asked) == 4
     assert report.is_file() and len(_rows(out)) == 6
-    assert "n/a" not in report.read_text().split("## K-fold")[0].split("| semantic |")[1].split("\n")[0]
+    quality = next(ln for ln in report.read_text().splitlines() if ln.startswith("| semantic | 3 |"))
+    assert "n/a" not in quality.split("|")[2:13]  # n .. hallucination are numbers

@@ -17,7 +17,8 @@ GOOD = {"lighthouse.txt", "recipes.md", "report.pdf", "minutes.docx", "garden.ht
 
 
 def make_engine(tmp_path, models_dir, llm):
-    return Engine(Settings(home=tmp_path / "home", models_dir=models_dir, llm=llm, threads=2), "graph")
+    """Profile "raw": the raw-text vectors and the raw-text graph (the `kg` baseline's), no summaries."""
+    return Engine(Settings(home=tmp_path / "home", models_dir=models_dir, llm=llm, threads=2, build_profile="raw"), "graph")
 
 
 def graph_rows(engine):
@@ -56,6 +57,7 @@ def test_index_ask_kg_then_remove_a_document(tmp_path, models_dir, tiny_llm_path
 
         answer = engine.ask("Who keeps the Harwick Point lighthouse?", method="kg")
         trace = answer.to_json()["trace"]
+        assert trace["source"] == "text"
         assert {"keywords", "entities", "relations", "kg_results"} <= set(trace)
         assert "Harwick Point" in trace["keywords"]
         assert trace["kg_results"].startswith("Entities:") and trace["entities"]
