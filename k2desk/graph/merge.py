@@ -1,0 +1,77 @@
+"""Merge rules of the knowledge graph, as pure functions: the normalized name that entities merge
+by, and how the mentions' types, descriptions and keywords combine (k2desk.store.graph applies
+them; the extraction uses the same normalization)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from typing import Iterable, Sequence
+
+ENTITY_TYPES = ("person", "organization", "location", "event", "product", "date", "concept", "other")
+DESCRIPTION_LIMIT = 1200
+KEYWORDS_LIMIT = 200
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_KEYWORD_SPLIT = re.compile(r"[,;/|]+")
+
+
+def normalize_name(name: str) -> str:
+    """The merge key of a name: 'The Sam Bankman-Fried' -> 'sam bankman fried'."""
+    text = unicodedata.normalize("NFKD", name or "")
+    out = []
+    for ch in text:
+        if unicodedata.combining(ch) or ch in "'’`´":
+            continue
+        out.append(" " if unicodedata.category(ch)[0] in "PSZC" else ch)
+    key = " ".join("".join(out).casefold().split())
+    return key[4:] if key.startswith("the ") else key
+
+
+def merge_descriptions(texts: Iterable[str], limit: int = DESCRIPTION_LIMIT) -> str:
+    """Distinct sentences of ``texts`` in order, each ending with a stop, at most ``limit`` chars."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for text in texts:
+        for sentence in _SENTENCE.split((text or "").strip()):
+            sentence = sentence.strip()
+            key = normalize_name(sentence)
+            if not key or key in seen:
+                continue
+            seen.add(key)
+            if sentence[-1] not in ".!?":
+                sentence += "."
+            cost = len(sentence) + (1 if out else 0)
+            if size + cost > limit:
+                if not out:
+                    out.append(sentence[:limit])
+                    size = limit
+                continue
+            out.append(sentence)
+            size += cost
+    return " ".join(out)
+
+
+def merge_keywords(texts: Iterable[str], limit: int = KEYWORDS_LIMIT) -> str:
+    out: list[str] = []
+    seen: set[str] = set()
+    for text in texts:
+        for phrase in _KEYWORD_SPLIT.split(text or ""):
+            phrase = " ".join(phrase.split())
+            key = normalize_name(phrase)
+            if key and key not in seen and len(", ".join(out + [phrase])) <= limit:
+                seen.add(key)
+                out.append(phrase)
+    return ", ".join(out)
+
+
+def majority_type(types: Sequence[str]) -> str:
+    """The most frequent type; 'other'/'' only when there is nothing else; ties: earliest."""
+    specific = [t for t in types if t and t != "other"]
+    if not specific:
+        return "other"
+    counts = Counter(specific)
+    best = max(counts.values())
+    return next(t for t in specific if counts[t] == best)
