@@ -117,7 +117,11 @@ def extraction_messages(text: str) -> list[dict[str, str]]:
 
 def extract(llm, text: str, usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
             max_tokens: int = MAX_TOKENS) -> Extraction:
-    """Entities and relations of one chunk (one LLM call). ``llm`` is a k2desk LLM."""
+    """Entities and relations of one chunk (one LLM call). ``llm`` is a k2desk LLM.
+
+    Calls ``LLM.chat`` with the schema (same grammar and usage accounting as ``LLM.json``) to
+    keep the raw text: ``LLM.json`` returns None for output cut by ``max_tokens``, which would
+    lose the items completed before the cut."""
     t0 = time.perf_counter()
     out = llm.chat(extraction_messages(text), max_tokens=max_tokens, schema=EXTRACTION_SCHEMA, usage=usage, cancel=cancel)
     data, salvaged = parse_json(out.text)

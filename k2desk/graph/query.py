@@ -10,8 +10,9 @@ No LLM is involved. Entities are matched three ways, and keep their best score:
   entity vectors (cosine, kept when >= ``min_similarity`` for the question and
   ``min_keyword_similarity`` for a keyword: short texts' vectors are noisy).
 Relations are candidates when their vector is close to the question or when they touch a matched
-entity; their score mixes similarity and how strongly their endpoints matched. Neighbours within
-``hops`` of the matched entities are ranked by their similarity to the question. The text block
+entity; their score mixes similarity (0.5), how strongly their endpoints matched (0.3) and the
+share of the question's content words in their keywords and description (0.2). Neighbours within
+``hops`` of the matched entities are ranked by similarity (0.8) and word overlap (0.2). The text block
 holds the best items that fit ``budget_tokens``; the sources are the chunks that mention the
 items of the block, scored by the items they mention.
 """
@@ -133,6 +134,25 @@ def question_keywords(question: str, limit: int = 8) -> list[str]:
     return out[:limit]
 
 
+def stems(text: str) -> set[str]:
+    """Crude stems of the content words of ``text`` ("keeps", "keeper" -> "keep")."""
+    out = set()
+    for word in normalize_name(text).split():
+        if word in STOPWORDS:
+            continue
+        for suffix in ("ing", "ers", "er", "es", "ed", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+                word = word[: -len(suffix)]
+                break
+        out.add(word)
+    return out
+
+
+def _lexical(question_stems: set[str], text: str) -> float:
+    """Share of the question's content words found in ``text`` (0..1)."""
+    return len(question_stems & stems(text)) / len(question_stems) if question_stems else 0.0
+
+
 def _ngrams(question: str) -> list[str]:
     words = normalize_name(question).split()
     grams = []
@@ -186,11 +206,14 @@ class KGSearcher:
         escore = {h.entity.id: h.score for h in result.entities}
 
         # -- neighbourhood ---------------------------------------------------------------------
+        qstems = stems(question)
         near = {i: d for i, d in self.graph.neighbours(escore, hops).items() if i not in escore}
         sims = self.entity_vectors.similarities(qvec, list(near))
-        ranked = sorted(near, key=lambda i: (-sims.get(i, 0.0) * 0.8 ** (near[i] - 1), i))[:k_neighbours]
-        found = self.graph.entities(ranked)
-        result.neighbours = [EntityHit(found[i], sims.get(i, 0.0) * 0.8 ** (near[i] - 1), "neighbour") for i in ranked if i in found]
+        around = self.graph.entities(near)
+        nscores = {i: (0.8 * sims.get(i, 0.0) + 0.2 * _lexical(qstems, e.description)) * 0.8 ** (near[i] - 1)
+                   for i, e in around.items()}
+        ranked = sorted(nscores, key=lambda i: (-nscores[i], i))[:k_neighbours]
+        result.neighbours = [EntityHit(around[i], nscores[i], "neighbour") for i in ranked]
         nscore = {h.entity.id: h.score for h in result.neighbours}
 
         # -- relations -------------------------------------------------------------------------
@@ -207,7 +230,8 @@ class KGSearcher:
             structural = sum(ends) / 2
             sim = rel_sims.get(rid, 0.0)
             how = "edge" if any(x in escore for x in (rel.src_id, rel.dst_id)) else ("vector" if sim >= min_similarity else "neighbour")
-            hits.append(RelationHit(rel, 0.6 * sim + 0.4 * structural, how))
+            lexical = _lexical(qstems, f"{rel.keywords} {rel.description}")
+            hits.append(RelationHit(rel, 0.5 * sim + 0.3 * structural + 0.2 * lexical, how))
         hits.sort(key=lambda h: (-h.score, h.relation.id))
         result.relations = hits[:k_relations]
 
