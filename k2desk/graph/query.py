@@ -175,7 +175,8 @@ class KGSearcher:
 
     def search(self, question: str, source: str = "text", k_entities: int = 10, k_relations: int = 10,
                k_neighbours: int = 10, hops: int = 1, budget_tokens: int = 1200, k_sources: int = 10,
-               min_similarity: float = 0.3, min_keyword_similarity: float = 0.5, count_tokens: Optional[Callable[[str], int]] = None) -> KGResult:
+               min_similarity: float = 0.3, min_keyword_similarity: float = 0.5,
+               count_tokens: Optional[Callable[[str], int]] = None) -> KGResult:
         result = KGResult(question, source, keywords=question_keywords(question))
         vectors = self.embedder.embed([question, *result.keywords])
         qvec = vectors[0]
