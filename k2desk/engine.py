@@ -134,11 +134,20 @@ class Engine:
         if name in ("semantic", "keyword", "hybrid"):
             return NaiveMethod(name, ctx)
         if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph
-            has_text_graph = self.db.one("SELECT 1 FROM entities WHERE source = 'text' LIMIT 1") is not None
-            return KGMethod(ctx, source="text" if has_text_graph else "summary")
+            return KGMethod(ctx, source=ctx.graph_source())
         if name == "k2rag":
             return K2RAGMethod(ctx)
-        raise UsageError(f"method {name!r} is not available yet in this build; use k2rag, semantic, keyword, hybrid or kg")
+        if name.startswith("lightrag-"):
+            from k2desk.methods.lightrag import LightRAGMethod
+
+            return LightRAGMethod(ctx, mode=name.split("-", 1)[1])
+        if name == "coe":
+            from k2desk.methods.coe import CoEMethod
+
+            return CoEMethod(ctx)
+        from k2desk.methods.mindmap import MindMapMethod
+
+        return MindMapMethod(ctx)
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:

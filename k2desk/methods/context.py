@@ -13,6 +13,10 @@ from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
 
 
+def graph_source(db: Database) -> str:
+    return "text" if db.one("SELECT 1 FROM entities WHERE source = 'text' LIMIT 1") is not None else "summary"
+
+
 @dataclass
 class MethodContext:
     db: Database
@@ -33,6 +37,11 @@ class MethodContext:
     @property
     def docs(self) -> DocumentStore:
         return DocumentStore(self.db)
+
+    def graph_source(self) -> str:
+        """The graph the graph methods walk: the raw text's when one was built (profiles both,
+        raw), else the summaries' (profile default builds only that one)."""
+        return graph_source(self.db)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

@@ -57,6 +57,7 @@ class LLM:
         self._lock = threading.RLock()
         self._grammars: dict[str, Any] = {}
         self._formatter = self._make_formatter()
+        self.total = LLMUsage()  # every call of this model's lifetime (tests count calls with it)
 
     # -- templates and tokens ------------------------------------------------------------
     def _make_formatter(self):
@@ -134,6 +135,7 @@ class LLM:
         text = "".join(pieces)
         completion_tokens = len(self.tokenize(text, special=False)) if text else 0
         done = Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
+        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens))
         if usage is not None:
             usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
         return done
