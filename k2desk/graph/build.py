@@ -6,7 +6,8 @@ between chunks and during generation) and embeds the vectors the merged items wi
 need, all outside any transaction. The writer then, in the document's transaction: clears what a
 previous build of the document left, stores the graph chunks (profile 'graph'), the mentions and
 the merged entities/relations, and (re-)embeds exactly the vectors whose text changed (those
-precomputed are reused; merges with other documents' mentions are embedded there).
+precomputed are reused; merges with other documents' mentions are embedded there), and brings the
+touched relations' triple hypernodes (k2desk.graph.hypernodes) in line.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from k2desk.graph.extract import Extraction, extract
+from k2desk.graph.hypernodes import Hypernodes
 from k2desk.graph.merge import merge_descriptions, merge_keywords, normalize_name
 from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
 from k2desk.methods.base import LLMUsage
@@ -100,6 +102,7 @@ class GraphStage:
             ids = self.docs.add_chunks(doc.id, self.source, "graph", chunks)
             ents, rels = self.store(doc.id, ids, extractions)
             self.stats.embedded += GraphVectors(self.db, embedder).refresh(ents, rels, self.source, cache)
+            Hypernodes(self.db, embedder).sync(self.source, rels)
             self.stats.write_seconds += time.perf_counter() - t0
             return len(ids)
 
@@ -148,5 +151,7 @@ class GraphStage:
         change = self.graph.remove_document(doc_id, self.source)
         if change.entities or change.relations:
             GraphVectors(self.db, self._embedder()).refresh(change.entities, change.relations, self.source)
+        if change.relations or change.removed_relations:
+            Hypernodes(self.db, self._embedder()).sync(self.source, change.relations)
         self.docs.delete_chunks(self.docs.chunk_ids(doc_id, self.source, "graph"))
 

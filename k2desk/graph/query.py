@@ -241,20 +241,26 @@ class KGSearcher:
         return result
 
     def _sources(self, kept: list, k: int) -> list[Source]:
-        """Chunks mentioning the items of the text block, scored by the sum of their items'
-        scores (normalized so the best chunk scores 1)."""
-        chunk_score: dict[int, float] = {}
         ents = {h.entity.id: h.score for h in kept if isinstance(h, EntityHit)}
         rels = {h.relation.id: h.score for h in kept if isinstance(h, RelationHit)}
-        for mapping, item_scores in ((self.graph.entity_chunks(ents), ents), (self.graph.relation_chunks(rels), rels)):
-            for item, chunks in mapping.items():
-                for c in chunks:
-                    chunk_score[c] = chunk_score.get(c, 0.0) + item_scores[item]
-        top = sorted(chunk_score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-        rows = self.docs.chunks(c for c, _ in top)
-        peak = top[0][1] if top else 1.0
-        return [Source(rows[c].document, c, s / peak, rows[c].text, rows[c].title, rows[c].start_char, rows[c].end_char)
-                for c, s in top if c in rows]
+        return chunk_sources(self.db, ents, rels, k)
+
+
+def chunk_sources(db: Database, entity_scores: dict[int, float], relation_scores: dict[int, float], k: int) -> list[Source]:
+    """The ``k`` chunks mentioning the given entities and relations, scored by the sum of their
+    items' scores (normalized so the best chunk scores 1)."""
+    graph = GraphStore(db)
+    chunk_score: dict[int, float] = {}
+    for mapping, item_scores in ((graph.entity_chunks(entity_scores), entity_scores),
+                                 (graph.relation_chunks(relation_scores), relation_scores)):
+        for item, chunks in mapping.items():
+            for c in chunks:
+                chunk_score[c] = chunk_score.get(c, 0.0) + item_scores[item]
+    top = sorted(chunk_score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+    rows = DocumentStore(db).chunks(c for c, _ in top)
+    peak = top[0][1] if top and top[0][1] > 0 else 1.0
+    return [Source(rows[c].document, c, s / peak, rows[c].text, rows[c].title, rows[c].start_char, rows[c].end_char)
+            for c, s in top if c in rows]
 
 
 def entity_line(e: Entity) -> str:
