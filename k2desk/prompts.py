@@ -53,3 +53,48 @@ SUBQUESTION_PROMPT = (
     "Main question: {question}\n"
     "Sub-question:"
 )
+
+# -- KG-RAG, Chain of Explorations (k2desk.methods.coe) -------------------------------------------
+# The paper's fallback when no path answers the question (Algorithm 1, line 32).
+COE_APOLOGY = "I am sorry, I could not find an answer to your question."
+
+# Planner (few-shot in the paper; one worked example here, from the paper's Figure 4, marked as
+# such). Answered as JSON {"start": ..., "steps": [{"kind", "query"}]}. {question}, {max_steps}.
+COE_PLAN_PROMPT = (
+    "You explore a knowledge graph of entities and their relations to answer a question. Plan the "
+    "exploration: first the entity to start from, then at most {max_steps} steps. A 'relation' "
+    "step follows relations of the current entities (say which relation); a 'node' step looks up "
+    "other entities by name.\n"
+    "Example (another topic): question \"Which former husband of Elizabeth Taylor died in "
+    "Chichester?\" -> start \"Elizabeth Taylor\"; steps: relation \"married to\", relation \"died in\".\n\n"
+    "Question: {question}\n"
+    "Plan:"
+)
+
+# Re-plan after "needs refinement" (Algorithm 1, line 22). {question}, {old_plan}, {path}, {max_steps}.
+COE_REPLAN_PROMPT = (
+    "You explore a knowledge graph of entities and their relations to answer a question. This plan "
+    "did not work:\n{old_plan}\nIt found only:\n{path}\n"
+    "Write a different plan: the entity to start from, then at most {max_steps} steps ('relation' "
+    "steps follow relations of the current entities, 'node' steps look up entities by name).\n\n"
+    "Question: {question}\n"
+    "New plan:"
+)
+
+# Node or relation selection among ranked candidates. {question}, {step}, {candidates}.
+COE_SELECT_PROMPT = (
+    "Question: {question}\n"
+    "Current exploration step: {step}\n"
+    "Candidates from the knowledge graph:\n{candidates}\n\n"
+    "Select the candidates that are relevant to this step (at most three)."
+)
+
+# Evaluation after each step (Algorithm 1, line 20). {question}, {plan}, {path}, {choices}.
+COE_EVALUATE_PROMPT = (
+    "Question: {question}\n"
+    "Exploration plan:\n{plan}\n"
+    "Facts found so far in the knowledge graph:\n{path}\n\n"
+    "Decide: 'respond' if these facts answer the question; 'continue' to go on with the next "
+    "planned step; 'needs refinement' if the exploration went the wrong way and needs a new plan. "
+    "Choose one of: {choices}."
+)
