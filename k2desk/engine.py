@@ -29,6 +29,7 @@ from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.summarize_stage import SummaryStage
 
+GRAPH_METHODS = ("kg", "lightrag-local", "lightrag-global", "lightrag-hybrid", "coe", "mindmap")  # need a graph
 _shared_lock = threading.Lock()
 _shared_models: dict[tuple, object] = {}
 
@@ -130,6 +131,10 @@ class Engine:
     def method(self, name: str, on_token: Optional[Callable[[str], None]] = None) -> Method:
         if name not in METHOD_NAMES:
             raise UsageError(f"unknown method {name!r}; choose one of {', '.join(METHOD_NAMES)}")
+        if name in GRAPH_METHODS and not self.has_graph():
+            raise UsageError(f"method {name!r} is not available on collection {self.collection!r}: it has no knowledge graph "
+                             f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
+                             "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token)
         if name in ("semantic", "keyword", "hybrid"):
             return NaiveMethod(name, ctx)
@@ -148,6 +153,11 @@ class Engine:
         from k2desk.methods.mindmap import MindMapMethod
 
         return MindMapMethod(ctx)
+
+    def has_graph(self) -> bool:
+        """Whether a knowledge graph was built (it may be empty) or written."""
+        return (self.db.one("SELECT 1 FROM document_stages WHERE stage LIKE 'graph%' LIMIT 1") is not None
+                or self.db.one("SELECT 1 FROM entities LIMIT 1") is not None)
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:

@@ -153,6 +153,9 @@ def test_ask_errors_are_usage_errors(engine, folder):
         engine.ask("anything?", method="nope")
     with pytest.raises(UsageError, match="empty"):
         engine.ask("   ", method="hybrid")
+    for method in ("kg", "lightrag-local", "coe", "mindmap"):  # profile naive builds no graph
+        with pytest.raises(UsageError, match=f"method '{method}' is not available on collection 'test': it has no knowledge graph"):
+            engine.ask("anything?", method=method)
 
 
 @pytest.mark.skipif(not (BENCH / "corpus.jsonl").is_file(), reason="shared bench data not present")

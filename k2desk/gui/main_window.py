@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
     def set_collection(self, name: str) -> None:
         self.collection = name
         self.setWindowTitle(f"k2desk — {name}")
+        self.ask_panel.reset_availability()
         self._refresh_collection()
 
     def _refresh_collection(self) -> None:

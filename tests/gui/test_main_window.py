@@ -189,13 +189,18 @@ def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings,
 
 
 def test_unavailable_method_is_a_readable_message_and_falls_back_to_hybrid(window):
+    """A graph method on a collection without a graph: the engine's one-line error, the selector
+    falls back to hybrid and marks the method for this collection only."""
     panel = window.ask_panel
     panel.method.setCurrentIndex(panel.method.findData("kg"))
-    window._on_ask_failed("method 'kg' is not available yet in this build; use semantic, keyword or hybrid", "usage")
+    window._on_ask_failed("method 'kg' is not available on collection 'default': it has no knowledge graph "
+                          "(indexed with build profile 'naive'); re-index it with build profile default, both or raw", "usage")
     assert "not available" in panel.answer.toPlainText()
     assert panel.current_method() == "hybrid"
     assert panel.method.itemText(panel.method.findData("kg")).endswith("(not available)")
     assert visible_dialogs() == []
+    window.set_collection("another")
+    assert panel.method.itemText(panel.method.findData("kg")) == "kg"
 
 
 def test_settings_dialog_round_trip_saves_settings_json(qtbot, window, settings):

@@ -96,6 +96,11 @@ class AskPanel(QWidget):
         if self.current_method() == method and self.method.findData(fallback) >= 0:
             self.method.setCurrentIndex(self.method.findData(fallback))
 
+    def reset_availability(self) -> None:
+        """Another collection: every method may work again."""
+        for i in range(self.method.count()):
+            self.method.setItemText(i, str(self.method.itemData(i)))
+
     # -- states ------------------------------------------------------------------------
     def set_busy(self, busy: bool) -> None:
         self.ask_button.setEnabled(not busy)
