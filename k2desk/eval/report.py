@@ -211,6 +211,10 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
         ("machine", (meta.get("machine") or {}).get("summary")),
         ("started", meta.get("started")), ("finished", meta.get("finished") or "not finished (partial results)"),
     ]
+    index = meta.get("index") or {}
+    if index.get("seconds") is not None:
+        stages = ", ".join(f"{k} {v:.1f} s" for k, v in (index.get("stage_seconds") or {}).items())
+        info.append(("index build (this run)", f"{index['seconds']:.1f} s" + (f" ({stages})" if stages else "")))
     out += [f"- {name}: {val}" for name, val in info if val is not None] + [""]
     counts = {m: int(s["overall"]["n"]) for m, s in summary.items()}
     if len(set(counts.values())) > 1:

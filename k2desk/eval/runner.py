@@ -179,6 +179,9 @@ def _index_counts(report: Any) -> dict[str, Any]:
     for name in ("added", "updated", "skipped", "removed", "failed"):
         val = getattr(report, name, None)
         out[name] = len(val) if isinstance(val, (list, tuple, set)) else val
+    stages = getattr(report, "stage_seconds", None)
+    if stages:
+        out["stage_seconds"] = {k: round(v, 2) for k, v in stages.items()}
     failed = getattr(report, "failed", None)
     if isinstance(failed, (list, tuple)) and failed:
         out["failures"] = [list(map(str, f)) if isinstance(f, (list, tuple)) else str(f) for f in failed[:20]]

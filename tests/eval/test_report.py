@@ -32,7 +32,8 @@ ROWS = [
 def out_dir(tmp_path):
     lines = "".join(json.dumps(r) + "\n" for r in ROWS) + '{"id": "q2", "method": "keyw'  # torn last line
     (tmp_path / R.RESULTS_FILE).write_text(lines, encoding="utf-8")
-    (tmp_path / R.RUN_FILE).write_text(json.dumps({"bench": "hand", "folds": 2, "settings": {"llm": "smollm2-135m"}}))
+    (tmp_path / R.RUN_FILE).write_text(json.dumps({"bench": "hand", "folds": 2, "settings": {"llm": "smollm2-135m"},
+                                                        "index": {"seconds": 12.34, "stage_seconds": {"index": 2.0, "summary": 10.3}}}))
     return tmp_path
 
 
@@ -70,6 +71,7 @@ def test_report_tables_and_plots(out_dir):
         assert section in text
     assert "| semantic | 1 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 1.000 | 0.000 |" in text  # null type
     assert "LLM: smollm2-135m" in text and "the run is incomplete" in text
+    assert "- index build (this run): 12.3 s (index 2.0 s, summary 10.3 s)" in text
     for name in (R.SIM_PLOT, R.TIME_PLOT):
         with Image.open(out_dir / name) as img:
             img.verify()
