@@ -21,7 +21,7 @@ from k2desk.engine import Engine
 from k2desk.graph.vectors import GraphVectors
 from k2desk.methods.base import LLMUsage
 from k2desk.methods.context import MethodContext
-from k2desk.runtime.llm import Completion
+from k2desk.runtime.llm import LLM, Completion
 from k2desk.store.graph import GraphStore
 
 DOCUMENTS = {
@@ -145,15 +145,9 @@ class ScriptedLLM:
             on_token(text)
         return Completion(text, spent.prompt_tokens, spent.completion_tokens, 0.0)
 
-    def json(self, messages: list[dict], schema: dict, max_tokens: int = 512, usage=None, cancel=None):
-        out = self.chat(messages, max_tokens=max_tokens, schema=schema, usage=usage, cancel=cancel)
-        try:
-            return json.loads(out.text)
-        except ValueError:
-            return None
-
-    def complete(self, prompt: str, max_tokens: int = 256) -> str:
-        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
+    # the real runtime's JSON parsing and single-prompt completion, over the scripted chat
+    json = LLM.json
+    complete = LLM.complete
 
 
 def scripted_context(engine: Engine, llm: ScriptedLLM) -> MethodContext:
