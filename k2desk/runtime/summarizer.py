@@ -185,7 +185,23 @@ class LLMSummarizer:
             if len(words) > self.max_input_words:
                 text = " ".join(words[: self.max_input_words])
         prompt = self.prompt.format(text=text, max_words=words_for_tokens(max_tokens))
-        return str(self.llm.complete(prompt, max_tokens=max_tokens)).strip()
+        return drop_repeated_sentences(str(self.llm.complete(prompt, max_tokens=max_tokens)).strip())
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def drop_repeated_sentences(text: str) -> str:
+    """``text`` without the sentences that repeat an earlier one (case and spacing aside): the
+    trace of a greedy decoding loop, which small models fall into on long inputs."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in _SENTENCE_END.split(text):
+        key = " ".join(sentence.casefold().split())
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(sentence.strip())
+    return " ".join(kept)
 
 
 # ---------------------------------------------------------------- selection

@@ -154,3 +154,12 @@ def test_auto_and_onnx_load_an_export_when_present(tmp_path):
     for backend in ("auto", "onnx"):
         with pytest.raises(ModelError, match="no tokenizer.json|cannot load"):
             make_summarizer(backend, tmp_path, llm=RecordingLLM("x"))
+
+
+def test_llm_summaries_lose_the_sentences_of_a_decoding_loop():
+    from k2desk.runtime.summarizer import drop_repeated_sentences
+
+    looped = ("The trial began on Tuesday. The trial is run by FTX's lawyers. The trial is run by  FTX's lawyers. "
+              "It may last weeks! the trial is run by FTX's lawyers.")
+    assert drop_repeated_sentences(looped) == "The trial began on Tuesday. The trial is run by FTX's lawyers. It may last weeks!"
+    assert drop_repeated_sentences("No stop at the end") == "No stop at the end"
