@@ -98,3 +98,15 @@ COE_EVALUATE_PROMPT = (
     "planned step; 'needs refinement' if the exploration went the wrong way and needs a new plan. "
     "Choose one of: {choices}."
 )
+
+# -- LightRAG (k2desk.methods.lightrag) -----------------------------------------------------------
+# Dual-level keyword extraction, after the paper's keywords prompt (appendix 7.3.3, Figure 6)
+# without its worked examples (tiny models copy them). Answered as JSON under a schema that bounds
+# both lists: {"high_level_keywords": [...], "low_level_keywords": [...]}. {question}.
+LIGHTRAG_KEYWORDS_PROMPT = (
+    "Identify the high-level and low-level keywords of the question below. High-level keywords "
+    "are the overarching concepts or themes it is about; low-level keywords are the specific "
+    "entities, names, details or concrete terms it mentions. Give at most 5 of each, each a short "
+    "phrase. Answer in JSON with the keys \"high_level_keywords\" and \"low_level_keywords\".\n\n"
+    "Question: {question}"
+)
