@@ -110,3 +110,30 @@ LIGHTRAG_KEYWORDS_PROMPT = (
     "phrase. Answer in JSON with the keys \"high_level_keywords\" and \"low_level_keywords\".\n\n"
     "Question: {question}"
 )
+
+# -- Mapping the Mind (k2desk.methods.mindmap) ----------------------------------------------------
+# Chain-of-thought decomposition into diverse sub-queries (paper §4.3, first step; the paper does
+# not print its prompts). Answered as JSON {"reasoning": ..., "sub_queries": [...]} under a schema
+# bounding both. {question}, {max_sub_queries}.
+MINDMAP_SUBQUERIES_PROMPT = (
+    "Break the question below into at most {max_sub_queries} short sub-queries that together cover "
+    "what must be looked up to answer it. Make them diverse: each asks for a different fact. Name "
+    "the people, organizations or things explicitly (no pronouns). First reason briefly, step by "
+    "step, then list the sub-queries. Answer in JSON.\n\n"
+    "Question: {question}"
+)
+
+# One traversal step (paper §4.3, steps 2-3): the frontier entities' properties and relations
+# (structured text), summarized for the sub-query; {explore} asks for the neighbours worth
+# visiting next (MINDMAP_EXPLORE_HINT; empty at the last depth). {graph}, {sub_query}, {question}.
+MINDMAP_STEP_PROMPT = (
+    "Knowledge graph information:\n{graph}\n\n"
+    "Summarize in one or two sentences what this information says that helps to answer the "
+    "sub-query, using only these facts.{explore} Answer in JSON.\n"
+    "Main question: {question}\n"
+    "Sub-query: {sub_query}"
+)
+MINDMAP_EXPLORE_HINT = (
+    " Then, in \"explore\", name the neighbouring entities (the other ends of the relations above) "
+    "that could help to answer the main question, or none."
+)
