@@ -70,3 +70,22 @@ def test_failures_exit_1_with_an_actionable_line(cli, tmp_path):
     assert len(line.splitlines()) == 1 and str(missing) in line and "--llm" in line
     proc = cli("index", tmp_path / "does-not-exist")
     assert proc.returncode == 1 and "no such file or folder" in proc.stderr
+
+
+def test_every_new_method_answers_json_on_one_collection(cli, tmp_path):
+    """Issue 6: LightRAG's three modes, CoE and mindmap on one collection indexed once (profile
+    raw: raw-text vectors and the raw-text graph, built by the tiny model), each trace showing its
+    own steps."""
+    from tests.methods.support import write_documents
+
+    folder = write_documents(tmp_path / "world")
+    (tmp_path / "home" / "settings.json").write_text(json.dumps({"build_profile": "raw", "threads": 2, "llm": "smollm2-135m"}))
+    report = json.loads(cli("index", folder, "--json", check=0).stdout)
+    assert len(report["added"]) == 2 and not report["failed"]
+    steps = {"lightrag-local": "keywords", "lightrag-global": "keywords", "lightrag-hybrid": "keywords",
+             "coe": "attempts", "mindmap": "sub_queries"}
+    for method, key in steps.items():
+        out = cli("ask", "Who keeps the Harwick Point lighthouse?", "--method", method, "--json", check=0)
+        payload = json.loads(out.stdout)
+        assert payload["method"] == method and payload["answer"].strip()
+        assert key in payload["trace"] and payload["llm"]["calls"] >= 2, (method, payload["trace"])

@@ -150,6 +150,11 @@ class ScriptedLLM:
     complete = LLM.complete
 
 
+def schema_props(schema: dict) -> dict:
+    """The properties of a schema made by ``ordered_object`` (listed through ``allOf``)."""
+    return {k: v for part in schema.get("allOf", []) for k, v in part["properties"].items()}
+
+
 def scripted_context(engine: Engine, llm: ScriptedLLM) -> MethodContext:
     """The engine's stores and embedder with the scripted LLM."""
     return MethodContext(engine.db, engine.settings, lambda: engine.embedder, lambda: llm)

@@ -1,26 +1,16 @@
 """Chain of Explorations on the test world: the multi-hop path, hypernodes as nodes, the
 refinement limit and dead ends (the model's decisions scripted), then the real tiny model."""
 
-import pytest
-
 from k2desk.graph.vectors import GraphVectors
 from k2desk.methods.coe import CoEMethod, plan_schema, selection_schema
 from k2desk.prompts import COE_APOLOGY
 from k2desk.store.graph import GraphStore
 from tests.methods.support import ScriptedLLM, build_world, scripted_context
+from tests.methods.support import schema_props as props
 
 QUESTION = "Who leads the company that acquired the maker of the Harwick Point lighthouse's lens?"
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, models_dir):
-    engine = build_world(tmp_path_factory.mktemp("coe"), models_dir)
-    yield engine
-    engine.close()
-
-
-def props(schema):
-    return {k: v for part in schema.get("allOf", []) for k, v in part["properties"].items()}
 
 
 def script(plan, pick, decide, answer="Anneli Korhonen"):

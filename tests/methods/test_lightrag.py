@@ -9,20 +9,12 @@ from k2desk.engine import Engine
 from k2desk.graph.profiles import entity_profile, relation_profile
 from k2desk.methods.lightrag import KEYWORD_CHARS, KEYWORDS_SCHEMA, MAX_KEYWORDS, LightRAGMethod, round_robin
 from k2desk.store.graph import GraphStore
-from tests.methods.support import DOCUMENTS, ScriptedLLM, build_world, scripted_context
+from tests.methods.support import DOCUMENTS, ScriptedLLM, scripted_context
+from tests.methods.support import schema_props as props
 
 QUESTION = "Which company bought the maker of the lighthouse's lens?"
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, models_dir):
-    engine = build_world(tmp_path_factory.mktemp("lightrag"), models_dir)
-    yield engine
-    engine.close()
-
-
-def props(schema):
-    return {k: v for part in schema.get("allOf", []) for k, v in part["properties"].items()}
 
 
 def keywords(low, high, answer="Quillfeather Robotics"):

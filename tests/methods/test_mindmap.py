@@ -8,20 +8,12 @@ from k2desk.errors import Cancelled
 from k2desk.methods.mindmap import QUERY_MAX, REASONING_MAX, MindMapMethod, step_schema, sub_queries_schema
 from k2desk.progress import CancelToken
 from k2desk.store.vectors import VectorIndex
-from tests.methods.support import DOCUMENTS, ScriptedLLM, build_world, scripted_context
+from tests.methods.support import DOCUMENTS, ScriptedLLM, scripted_context
+from tests.methods.support import schema_props as props
 
 QUESTION = "Who leads the company that acquired the maker of the Harwick Point lighthouse's lens?"
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory, models_dir):
-    engine = build_world(tmp_path_factory.mktemp("mindmap"), models_dir)
-    yield engine
-    engine.close()
-
-
-def props(schema):
-    return {k: v for part in schema.get("allOf", []) for k, v in part["properties"].items()}
 
 
 def script(queries, explore=lambda offered, prompt: offered, answer="Anneli Korhonen"):
