@@ -14,16 +14,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.errors import K2Error
-from k2desk.progress import CancelToken
+from k2desk.progress import CancelToken, LineProgress
 
 err = Console(stderr=True, highlight=False)
 
 
 @contextmanager
 def progress_bars(enabled: bool = True) -> Iterator:
-    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr."""
-    if not enabled or not sys.stderr.isatty():
+    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr (a line
+    every 30 s per stage when stderr is a log or a pipe)."""
+    if not enabled:
         yield None
+        return
+    if not sys.stderr.isatty():
+        yield LineProgress(sys.stderr)
         return
     with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=False) as bars:

@@ -15,6 +15,7 @@ import os
 import platform
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import asdict, is_dataclass
@@ -27,7 +28,7 @@ from k2desk.eval import metrics
 from k2desk.eval.datasets import Bench, Question, prepare
 from k2desk.eval.report import RESULTS_FILE, RUN_FILE, write_report
 from k2desk.methods.base import METHOD_NAMES
-from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
+from k2desk.progress import NEVER, CancelToken, LineProgress, Progress, progress_or_noop
 
 # settings that change answers: a results folder holds answers of one configuration only
 ANSWER_SETTINGS = ("llm", "embedder", "summarizer", "build_profile", "lam", "top_k", "max_answer_tokens", "n_ctx")
@@ -352,23 +353,30 @@ def eval_command(args: Any, settings: Any) -> int:
     cancel = CancelToken()
     columns = (TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn())
+
+    def factory(name: str) -> Engine:
+        return Engine(settings, collection=name)
+
+    def run(on_progress: Progress) -> Path:
+        return run_eval(args.bench_dir, methods, out, factory,
+                        folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
+                        seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
+                        queries=getattr(args, "queries", None), settings=settings)
+
     try:
-        with Bar(*columns, console=console, speed_estimate_period=3600) as bar:
-            tasks: dict[str, Any] = {}
+        if not console.is_terminal:  # a log or a pipe: plain lines with an ETA
+            path = run(LineProgress(sys.stderr))
+        else:
+            with Bar(*columns, console=console, speed_estimate_period=3600) as bar:
+                tasks: dict[str, Any] = {}
 
-            def on_progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task(stage, total=total or None, completed=done)
-                else:
-                    bar.update(tasks[stage], completed=done, total=total or None)
+                def on_progress(stage: str, done: int, total: int) -> None:
+                    if stage not in tasks:
+                        tasks[stage] = bar.add_task(stage, total=total or None, completed=done)
+                    else:
+                        bar.update(tasks[stage], completed=done, total=total or None)
 
-            def factory(name: str) -> Engine:
-                return Engine(settings, collection=name)
-
-            path = run_eval(args.bench_dir, methods, out, factory,
-                            folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
-                            seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
-                            queries=getattr(args, "queries", None), settings=settings)
+                path = run(on_progress)
     except (KeyboardInterrupt, Cancelled):
         console.print(f"interrupted; answers so far are in {out / RESULTS_FILE}: run the same command again to resume")
         return 130
