@@ -20,23 +20,26 @@ err = Console(stderr=True, highlight=False)
 
 
 @contextmanager
-def progress_bars(enabled: bool = True) -> Iterator:
-    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr (a line
-    every 30 s per stage when stderr is a log or a pipe)."""
+def progress_bars(enabled: bool = True, width: int = 16, eta_window: float = 30.0) -> Iterator:
+    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr, labels
+    ``width`` wide, the ETA from the speed over the last ``eta_window`` seconds; a line every
+    30 s per stage when stderr is a log or a pipe; None when not ``enabled``."""
     if not enabled:
         yield None
         return
     if not sys.stderr.isatty():
         yield LineProgress(sys.stderr)
         return
-    with Progress(TextColumn("{task.description:>16}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=err, transient=False) as bars:
+    with Progress(TextColumn(f"{{task.description:>{width}}}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False,
+                  speed_estimate_period=eta_window) as bars:
         tasks: dict[str, int] = {}
 
         def update(stage: str, done: int, total: int) -> None:
             if stage not in tasks:
-                tasks[stage] = bars.add_task(stage, total=max(total, 1))
-            bars.update(tasks[stage], completed=done, total=max(total, 1))
+                tasks[stage] = bars.add_task(stage, total=total or None, completed=done)
+            else:
+                bars.update(tasks[stage], completed=done, total=total or None)
 
         yield update
 

@@ -56,17 +56,18 @@ class LineProgress:
     def __init__(self, stream: TextIO, interval: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream, self.interval, self.clock = stream, interval, clock
         self._started: dict[str, tuple[float, int]] = {}  # stage -> (time, done) when first seen
-        self._last: dict[str, float] = {}
+        self._last: dict[str, float] = {}  # stage -> time of its last line
+        self._finished: set[str] = set()  # stages whose last line is out
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         now = self.clock()
         t0, done0 = self._started.setdefault(stage, (now, done))
         finished = total > 0 and done >= total
-        if stage in self._last and not finished and now - self._last[stage] < self.interval:
+        if stage in self._finished or (stage in self._last and not finished and now - self._last[stage] < self.interval):
             return
-        if finished and self._last.get(stage) == float("inf"):
-            return  # the last line of this stage is out already
-        self._last[stage] = float("inf") if finished else now
+        self._last[stage] = now
+        if finished:
+            self._finished.add(stage)
         line = f"{stage}: {done}/{total}" if total > 0 else f"{stage}: {done}"
         line += f" ({100 * done / total:.0f} %)" if total > 0 else ""
         line += f", {_clock(now - t0)} elapsed"

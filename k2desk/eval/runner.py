@@ -15,7 +15,6 @@ import os
 import platform
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import asdict, is_dataclass
@@ -28,7 +27,7 @@ from k2desk.eval import metrics
 from k2desk.eval.datasets import Bench, Question, prepare
 from k2desk.eval.report import RESULTS_FILE, RUN_FILE, write_report
 from k2desk.methods.base import METHOD_NAMES
-from k2desk.progress import NEVER, CancelToken, LineProgress, Progress, progress_or_noop
+from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 # settings that change answers: a results folder holds answers of one configuration only
 ANSWER_SETTINGS = ("llm", "embedder", "summarizer", "build_profile", "lam", "top_k", "max_answer_tokens", "n_ctx")
@@ -340,46 +339,27 @@ def default_out_dir(settings: Any, bench_dir: Union[str, Path]) -> Path:
 
 
 def eval_command(args: Any, settings: Any) -> int:
-    """``k2desk eval``: run with a rich progress bar (ETA); Ctrl-C stops, re-running resumes."""
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn,
-                               TimeElapsedColumn, TimeRemainingColumn)
-
+    """``k2desk eval``: run with a progress bar (ETA over the whole run; plain lines in a log);
+    Ctrl-C stops, re-running resumes."""
+    from k2desk.commands import err, progress_bars
     from k2desk.engine import Engine
 
     methods = parse_methods(getattr(args, "methods", None))
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
-    console = Console(stderr=True)
     cancel = CancelToken()
-    columns = (TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn())
 
     def factory(name: str) -> Engine:
         return Engine(settings, collection=name)
 
-    def run(on_progress: Progress) -> Path:
-        return run_eval(args.bench_dir, methods, out, factory,
-                        folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
-                        seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
-                        queries=getattr(args, "queries", None), settings=settings)
-
     try:
-        if not console.is_terminal:  # a log or a pipe: plain lines with an ETA
-            path = run(LineProgress(sys.stderr))
-        else:
-            with Bar(*columns, console=console, speed_estimate_period=3600) as bar:
-                tasks: dict[str, Any] = {}
-
-                def on_progress(stage: str, done: int, total: int) -> None:
-                    if stage not in tasks:
-                        tasks[stage] = bar.add_task(stage, total=total or None, completed=done)
-                    else:
-                        bar.update(tasks[stage], completed=done, total=total or None)
-
-                path = run(on_progress)
+        with progress_bars(width=24, eta_window=3600) as on_progress:
+            path = run_eval(args.bench_dir, methods, out, factory,
+                            folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
+                            seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
+                            queries=getattr(args, "queries", None), settings=settings)
     except (KeyboardInterrupt, Cancelled):
-        console.print(f"interrupted; answers so far are in {out / RESULTS_FILE}: run the same command again to resume")
+        err.print(f"interrupted; answers so far are in {out / RESULTS_FILE}: run the same command again to resume")
         return 130
-    console.print(f"report: {path}")
+    err.print(f"report: {path}")
     print(path)
     return 0
