@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -80,6 +82,20 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return Settings.load(home=getattr(args, "home", None), **flags)
 
 
+def _terminate_like_ctrl_c(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second `kill` ends the process at once
+    raise KeyboardInterrupt
+
+
+def _sigterm_as_interrupt() -> Optional[object]:
+    """`kill PID` stops a command the way Ctrl-C does: work done so far is kept and the command
+    says how to resume. A job started in the background with `&` ignores SIGINT, so SIGTERM is
+    how it gets stopped. Returns the previous handler (None when not on the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -92,7 +108,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         settings = settings_from(args)
         from k2desk import commands
 
-        return getattr(commands, f"cmd_{args.command}")(args, settings)
+        previous = _sigterm_as_interrupt()
+        try:
+            return getattr(commands, f"cmd_{args.command}")(args, settings)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
     except K2Error as exc:
         print(f"k2desk: error: {exc}", file=sys.stderr)
         return exc.exit_code

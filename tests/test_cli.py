@@ -89,3 +89,28 @@ def test_every_new_method_answers_json_on_one_collection(cli, tmp_path):
         payload = json.loads(out.stdout)
         assert payload["method"] == method and payload["answer"].strip()
         assert key in payload["trace"] and payload["llm"]["calls"] >= 2, (method, payload["trace"])
+
+
+def test_sigterm_stops_a_command_like_ctrl_c(tmp_path):
+    """A background job (`&`) ignores SIGINT, so `kill PID` must stop it the way Ctrl-C does: exit
+    130 with one line, not a silent death. A stand-in command waits so the signal lands mid-run."""
+    script = (
+        "import sys, time, k2desk.commands as c\n"
+        "def waiting(args, settings):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "    return 0\n"
+        "c.cmd_docs = waiting\n"
+        "from k2desk.cli import main\n"
+        "sys.exit(main(['--home', sys.argv[1], 'docs', 'list']))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "home")], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.strip() == "k2desk: interrupted"
