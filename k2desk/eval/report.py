@@ -200,6 +200,11 @@ def _cost_cells(s: dict[str, float], gpu: bool) -> list[str]:
 QUALITY_HEADER = ["n", "Sim Q1", "Sim mean", "Sim median", "Sim Q3", "EM", "F1", "Accuracy", "Abstention", "Hallucination"]
 
 
+def _index_seconds(index: dict[str, Any]) -> str:
+    stages = ", ".join(f"{k} {v:.1f} s" for k, v in (index.get("stage_seconds") or {}).items())
+    return f"{index['seconds']:.1f} s" + (f" ({stages})" if stages else "")
+
+
 def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k: int) -> str:
     out = ["# k2desk evaluation report", ""]
     info = [
@@ -211,10 +216,13 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
         ("machine", (meta.get("machine") or {}).get("summary")),
         ("started", meta.get("started")), ("finished", meta.get("finished") or "not finished (partial results)"),
     ]
-    index = meta.get("index") or {}
-    if index.get("seconds") is not None:
-        stages = ", ".join(f"{k} {v:.1f} s" for k, v in (index.get("stage_seconds") or {}).items())
-        info.append(("index build (this run)", f"{index['seconds']:.1f} s" + (f" ({stages})" if stages else "")))
+    index, build = meta.get("index") or {}, meta.get("index_build")
+    if build and build != index:  # resumed: an earlier invocation built the index, the latest re-used it
+        info.append(("index build (an earlier invocation of this run)", _index_seconds(build)))
+        if index.get("seconds") is not None:
+            info.append(("index check (latest invocation)", _index_seconds(index) + f", {index.get('skipped')} unchanged"))
+    elif index.get("seconds") is not None:
+        info.append(("index build (this run)", _index_seconds(index)))
     out += [f"- {name}: {val}" for name, val in info if val is not None] + [""]
     counts = {m: int(s["overall"]["n"]) for m, s in summary.items()}
     if len(set(counts.values())) > 1:

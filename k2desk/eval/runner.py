@@ -5,7 +5,8 @@ engine skips documents whose content hash it already holds, so a second run re-u
 then asks every question with every method, question-major (an interrupted run leaves the
 methods compared on the same questions, give or take one). Each answer is appended to
 ``results.jsonl`` and fsynced; a new run skips the (id, method) pairs already there and drops a
-torn last line. ``run.json`` records the run (bench, settings, machine, dates, index counts).
+torn last line. ``run.json`` records the run (bench, settings, machine, dates, index counts: ``index`` of the
+latest invocation, ``index_build`` of the latest one that added or updated documents).
 """
 
 from __future__ import annotations
@@ -300,7 +301,9 @@ def run_eval(
             t0 = time.perf_counter()
             idx = engine.index([bench.corpus], progress=lambda s, d, t: report(f"index: {s}", d, t), cancel=cancel)
             counts = _index_counts(idx)
-            save_meta(index=dict(counts, seconds=round(time.perf_counter() - t0, 2)))
+            this_index = dict(counts, seconds=round(time.perf_counter() - t0, 2))
+            built = counts.get("added") or counts.get("updated")  # a resumed run usually re-uses the index
+            save_meta(index=this_index, **({"index_build": this_index} if built else {}))
             report("index", 1, 1)
             if counts.get("failed") and not any(counts.get(k) for k in ("added", "updated", "skipped")):
                 raise K2Error(f"the corpus {bench.corpus} could not be indexed: {counts.get('failures')}")

@@ -29,13 +29,13 @@ class FakeEmbedder:
 
 
 class IndexReport:
-    def __init__(self):
-        self.added, self.updated, self.skipped, self.failed, self.removed = 40, 0, 0, [], 0
+    def __init__(self, added=40):
+        self.added, self.updated, self.skipped, self.failed, self.removed = added, 0, 40 - added, [], 0
 
 
 class FakeEngine:
-    def __init__(self, collection, fail_on=None):
-        self.collection, self.fail_on = collection, fail_on
+    def __init__(self, collection, fail_on=None, added=40):
+        self.collection, self.fail_on, self.added = collection, fail_on, added
         self.asked, self.indexed, self.closed = [], [], False
         self.embedder = FakeEmbedder()
 
@@ -43,7 +43,7 @@ class FakeEngine:
         self.indexed.append([str(p) for p in paths])
         if progress:
             progress("embed", 1, 1)
-        return IndexReport()
+        return IndexReport(self.added)
 
     def ask(self, question, method="k2rag", progress=None, cancel=None):
         self.asked.append((question, method))
@@ -94,14 +94,20 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     assert null_row["gold"] == "Insufficient information." and null_row["prediction"] == "Insufficient information."
     text = path.read_text()
     assert "| keyword | 4 |" in text and "| semantic | 4 |" in text
+    assert "- index build (this run): " in text and "index check" not in text
 
     # interruption: keep 2 rows and a torn third line, then run again
     lines = (out / R.RESULTS_FILE).read_text().splitlines(keepends=True)
     (out / R.RESULTS_FILE).write_text(lines[0] + lines[1] + lines[2][: len(lines[2]) // 2])
-    runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), folds=10, limit=4, seed=0,
+    runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines, added=0), folds=10, limit=4, seed=0,
                     queries="queries_sample.jsonl")
     again = engines[-1]
     assert len(again.asked) == 6
+    meta = json.loads((out / R.RUN_FILE).read_text())  # the index was re-used: its build stays on record
+    assert meta["index"]["skipped"] == 40 and meta["index_build"]["added"] == 40 and len(meta["runs"]) == 2
+    text = path.read_text()
+    assert "- index build (an earlier invocation of this run): " in text and "(this run)" not in text
+    assert "- index check (latest invocation): " in text and ", 40 unchanged" in text
     rows2 = _rows(out)  # no torn line left: every line parses
     assert [(r["id"], r["method"]) for r in rows2] == [(r["id"], r["method"]) for r in rows]
     assert {(q, m) for q, m in again.asked} == {(r["query"], r["method"]) for r in rows[2:]}
