@@ -220,7 +220,8 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
     if build and build != index:  # resumed: an earlier invocation built the index, the latest re-used it
         info.append(("index build (an earlier invocation of this run)", _index_seconds(build)))
         if index.get("seconds") is not None:
-            info.append(("index check (latest invocation)", _index_seconds(index) + f", {index.get('skipped')} unchanged"))
+            check = _index_seconds(index) + f", {index.get('skipped')} unchanged"
+            info.append(("index check (latest invocation)", check))
     elif index.get("seconds") is not None:
         info.append(("index build (this run)", _index_seconds(index)))
     out += [f"- {name}: {val}" for name, val in info if val is not None] + [""]
