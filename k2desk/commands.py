@@ -49,9 +49,10 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     with Engine(settings, args.collection) as engine, progress_bars(not args.json) as bars:
         try:
             report = engine.index(args.paths, progress=bars, cancel=cancel)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # Ctrl-C or `kill`: what is indexed stays, a rerun skips it
             cancel.cancel()
-            raise
+            err.print("k2desk: indexing interrupted; run `k2desk index` again to resume")
+            return 130
     if args.json:
         print(json.dumps(report.__dict__, indent=2, default=str))
     else:

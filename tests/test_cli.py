@@ -114,3 +114,27 @@ def test_sigterm_stops_a_command_like_ctrl_c(tmp_path):
         proc.kill()
     assert proc.returncode == 130, stderr
     assert stderr.strip() == "k2desk: interrupted"
+
+
+def test_sigterm_during_index_says_how_to_resume(tmp_path, models_dir):
+    """The real `index` command and engine; only the indexing itself waits so the signal lands mid-run."""
+    script = (
+        "import sys, time, k2desk.engine as e\n"
+        "def waiting(self, paths, progress=None, cancel=None):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "e.Engine.index = waiting\n"
+        "from k2desk.cli import main\n"
+        "sys.exit(main(['--home', sys.argv[1], 'index', sys.argv[2]]))\n"
+    )
+    env = {**os.environ, "K2DESK_MODELS": str(models_dir)}
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "home"), str(FIXTURES / "mixed")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.terminate()
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1] == "k2desk: indexing interrupted; run `k2desk index` again to resume"
