@@ -91,50 +91,47 @@ def test_every_new_method_answers_json_on_one_collection(cli, tmp_path):
         assert key in payload["trace"] and payload["llm"]["calls"] >= 2, (method, payload["trace"])
 
 
-def test_sigterm_stops_a_command_like_ctrl_c(tmp_path):
-    """A background job (`&`) ignores SIGINT, so `kill PID` must stop it the way Ctrl-C does: exit
-    130 with one line, not a silent death. A stand-in command waits so the signal lands mid-run."""
-    script = (
-        "import sys, time, k2desk.commands as c\n"
-        "def waiting(args, settings):\n"
-        "    print('ready', flush=True)\n"
-        "    time.sleep(60)\n"
-        "    return 0\n"
-        "c.cmd_docs = waiting\n"
-        "from k2desk.cli import main\n"
-        "sys.exit(main(['--home', sys.argv[1], 'docs', 'list']))\n"
-    )
-    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "home")], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def _sigterm_mid_run(stand_in: str, argv: list, env=None) -> tuple[int, str]:
+    """Run ``k2desk.cli.main(argv)`` in a subprocess where ``stand_in`` (Python source) has replaced
+    the long step by one that prints 'ready' and waits; SIGTERM it once ready. Returns (rc, stderr)."""
+    script = f"import sys, time\n{stand_in}\nfrom k2desk.cli import main\nsys.exit(main({argv!r}))\n"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
     try:
         assert proc.stdout.readline().strip() == "ready"
         proc.terminate()
         _, stderr = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == 130, stderr
+    return proc.returncode, stderr
+
+
+def test_sigterm_stops_a_command_like_ctrl_c(tmp_path):
+    """A background job (`&`) ignores SIGINT, so `kill PID` must stop it the way Ctrl-C does: exit
+    130 with one line, not a silent death. A stand-in command waits so the signal lands mid-run."""
+    stand_in = (
+        "import k2desk.commands as c\n"
+        "def waiting(args, settings):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "    return 0\n"
+        "c.cmd_docs = waiting"
+    )
+    rc, stderr = _sigterm_mid_run(stand_in, ["--home", str(tmp_path / "home"), "docs", "list"])
+    assert rc == 130, stderr
     assert stderr.strip() == "k2desk: interrupted"
 
 
 def test_sigterm_during_index_says_how_to_resume(tmp_path, models_dir):
     """The real `index` command and engine; only the indexing itself waits so the signal lands mid-run."""
-    script = (
-        "import sys, time, k2desk.engine as e\n"
+    stand_in = (
+        "import k2desk.engine as e\n"
         "def waiting(self, paths, progress=None, cancel=None):\n"
         "    print('ready', flush=True)\n"
         "    time.sleep(60)\n"
-        "e.Engine.index = waiting\n"
-        "from k2desk.cli import main\n"
-        "sys.exit(main(['--home', sys.argv[1], 'index', sys.argv[2]]))\n"
+        "e.Engine.index = waiting"
     )
     env = {**os.environ, "K2DESK_MODELS": str(models_dir)}
-    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "home"), str(FIXTURES / "mixed")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stdout.readline().strip() == "ready"
-        proc.terminate()
-        _, stderr = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, stderr
+    rc, stderr = _sigterm_mid_run(stand_in, ["--home", str(tmp_path / "home"), "index", str(FIXTURES / "mixed")], env)
+    assert rc == 130, stderr
     assert stderr.strip().splitlines()[-1] == "k2desk: indexing interrupted; run `k2desk index` again to resume"
