@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import sys
 import threading
@@ -98,7 +97,6 @@ def _sigterm_as_interrupt() -> Optional[object]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

@@ -10,6 +10,15 @@ PY=${K2DESK_PYTHON:-python3}
 LLAMA_VERSION=0.3.36
 CACHE=${K2DESK_WHEEL_CACHE:-$HOME/.cache/k2desk/wheels}
 
+# strace: the privacy test watches every connect() of real k2desk processes (native code included)
+if ! command -v strace >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get install -y -qq strace >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq strace >/dev/null; }
+  else
+    echo "note: strace is missing (the privacy test needs it): install it with your package manager"
+  fi
+fi
+
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi

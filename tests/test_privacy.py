@@ -1,0 +1,94 @@
+"""Nothing leaves the machine: index, ask and the desktop app's start, each a real subprocess under
+`strace -f -e trace=connect` (native libraries included: onnxruntime, llama.cpp, Qt), fail on any
+connect() to a non-loopback address. The child gets none of k2desk's privacy switches from the
+environment, so k2desk has to set them itself (onnxruntime >= 1.29 sends telemetry otherwise).
+
+strace comes from scripts/setup.sh (installed when missing and run as root, as in CI).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from k2desk import PRIVACY_ENV
+
+FIXTURES = Path(__file__).parent / "fixtures"
+_INET = re.compile(r'connect\(\d+, \{sa_family=AF_INET6?, (?:sin6?_port=htons\((\d+)\)).*?'
+                   r'(?:inet_addr\("([^"]+)"\)|inet_pton\(AF_INET6, "([^"]+)")')
+
+
+def outside_connects(trace: str) -> list[str]:
+    """The connect() lines of an strace log that reach beyond this machine (or look a name up)."""
+    found = []
+    for line in trace.splitlines():
+        m = _INET.search(line)
+        if not m:
+            continue
+        port, addr = int(m.group(1)), ipaddress.ip_address(m.group(2) or m.group(3))
+        mapped = getattr(addr, "ipv4_mapped", None)
+        if not (mapped or addr).is_loopback or port == 53:
+            found.append(line.strip())
+    return found
+
+
+@pytest.fixture(scope="module")
+def strace():
+    path = shutil.which("strace")
+    if path is None:
+        pytest.fail("strace is missing: scripts/setup.sh installs it (as root), or `apt-get install strace`", pytrace=False)
+    return path
+
+
+def traced(strace: str, tmp_path: Path, argv: list[str], env: dict, timeout: int = 600) -> tuple[subprocess.CompletedProcess, list[str]]:
+    log = tmp_path / f"strace-{len(list(tmp_path.glob('strace-*')))}.log"
+    proc = subprocess.run([strace, "-f", "-qq", "-e", "trace=connect", "-o", str(log), *argv], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    return proc, outside_connects(log.read_text(errors="replace"))
+
+
+@pytest.fixture
+def clean_env(tmp_path, models_dir):
+    """The environment of a person who never heard of these switches."""
+    env = {k: v for k, v in os.environ.items() if k not in PRIVACY_ENV}
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"build_profile": "naive", "threads": 2, "llm": "smollm2-135m"}))
+    return {**env, "K2DESK_HOME": str(home), "K2DESK_MODELS": str(models_dir), "QT_QPA_PLATFORM": "offscreen"}
+
+
+def test_the_detector_sees_an_outside_connect(strace, tmp_path):
+    probe = ("import socket; s = socket.socket(); s.settimeout(0.2); s.connect_ex(('192.0.2.1', 9)); "
+             "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.connect(('127.0.0.1', 9))")
+    _, found = traced(strace, tmp_path, [sys.executable, "-c", probe], dict(os.environ), timeout=60)
+    assert len(found) == 1 and "192.0.2.1" in found[0]
+
+
+def test_index_ask_and_the_desktop_app_connect_to_nothing_outside(strace, tmp_path, clean_env, embedder, tiny_llm_path):
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", folder)
+    k2desk = [sys.executable, "-m", "k2desk"]
+
+    proc, found = traced(strace, tmp_path, [*k2desk, "index", str(folder)], clean_env)
+    assert proc.returncode == 0, proc.stderr
+    assert found == [], f"index connected outside: {found[:3]}"
+
+    proc, found = traced(strace, tmp_path, [*k2desk, "ask", "What is the chess club's membership?", "--method", "hybrid",
+                                            "--json"], clean_env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["answer"]
+    assert found == [], f"ask connected outside: {found[:3]}"
+
+    gui_env = {**clean_env, "K2DESK_GUI_SELFTEST": "Who keeps the lighthouse?"}
+    proc, found = traced(strace, tmp_path, k2desk, gui_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["ok"] is True
+    assert found == [], f"the desktop app connected outside: {found[:3]}"
