@@ -58,9 +58,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     else:
         out = Console(highlight=False, soft_wrap=True)
         out.print(f"indexed into collection '{args.collection}' ({settings.collection_path(args.collection)}):")
-        out.print(f"  {len(report.added)} added, {len(report.updated)} updated, {len(report.skipped)} unchanged, "
-                  f"{len(report.failed)} failed, {len(report.unsupported)} not supported; "
-                  f"{report.chunks} chunks in {report.seconds:.1f} s")
+        out.print(f"  {report.summary()}")
         for key, reason in report.failed:
             out.print(f"  [red]failed[/red]  {reason if key.endswith(reason.split(':')[0]) else key + ': ' + reason}")
         for path, reason in report.unsupported:

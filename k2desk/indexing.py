@@ -31,6 +31,7 @@ from k2desk.text.chunking import chunk_text
 class IndexReport:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    resumed: list[str] = field(default_factory=list)  # unchanged, left unfinished by an earlier run
     skipped: list[str] = field(default_factory=list)  # unchanged since the last run
     failed: list[tuple[str, str]] = field(default_factory=list)  # (document, reason)
     unsupported: list[tuple[str, str]] = field(default_factory=list)  # (path, reason): not documents
@@ -40,6 +41,13 @@ class IndexReport:
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     cancelled: bool = False
+
+    def summary(self) -> str:
+        """One line: what happened to each document, and the chunks written."""
+        resumed = f", {len(self.resumed)} resumed" if self.resumed else ""
+        return (f"{len(self.added)} added, {len(self.updated)} updated{resumed}, {len(self.skipped)} unchanged, "
+                f"{len(self.failed)} failed, {len(self.unsupported)} not supported; "
+                f"{self.chunks} chunks in {self.seconds:.1f} s")
 
 
 class Stage(Protocol):
@@ -131,14 +139,20 @@ class Indexer:
                 report.failed.append((f"{item.path}:{line}", reason))
             for raw in raws:
                 old = self.docs.get(raw.key)
-                if old and old.content_hash == raw.content_hash and old.status == "done":
+                unchanged = old is not None and old.content_hash == raw.content_hash
+                if unchanged and old.status == "done":
                     report.skipped.append(raw.key)
                     continue
                 with self.db.transaction():
-                    if old:
+                    if old and not unchanged:
                         self._clear_derived(raw.key)
+                    # unchanged but unfinished (a crash, a cancel, a failed stage): its finished
+                    # stages stay, recorded with the content hash they were built from
                     self.docs.upsert(raw.key, raw.title, raw.kind, raw.meta, raw.content_hash, raw.text)
-                (report.updated if old and old.content_hash != raw.content_hash else report.added).append(raw.key)
+                if unchanged:
+                    report.resumed.append(raw.key)
+                else:
+                    (report.updated if old else report.added).append(raw.key)
         progress("read", len(items), len(items))
 
     def _clear_derived(self, key: str) -> None:
@@ -171,6 +185,8 @@ class Indexer:
                     with self.db.transaction():
                         report.chunks += writer()
                         self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
+                        if self._all_stages_done(doc):  # done when its own stages are, not the batch
+                            self.docs.set_status(doc.id, "done")
                 except Cancelled:
                     self._leave_pending(pending, failed)
                     raise
@@ -182,10 +198,13 @@ class Indexer:
             progress(stage.label, len(todo), len(todo))
             report.stage_seconds[stage.label] = report.stage_seconds.get(stage.label, 0.0) + time.perf_counter() - t0
         with self.db.transaction():
-            for d in pending:
-                if d.id not in failed:
+            for d in pending:  # a document every stage had already built when this run began
+                if d.id not in failed and self._all_stages_done(d):
                     self.docs.set_status(d.id, "done")
         report.processed += len(pending)
+
+    def _all_stages_done(self, doc: DocumentRow) -> bool:
+        return all(self.docs.stage_done(doc.id, s.name, doc.content_hash) for s in self.stages)
 
     def _leave_pending(self, docs: list[DocumentRow], failed: set[int]) -> None:
         with self.db.transaction():

@@ -231,10 +231,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_index_finished(self, report: IndexReport) -> None:
         self.last_report = report
-        r = report
-        summary = (f"{len(r.added)} added, {len(r.updated)} updated, {len(r.skipped)} unchanged, {len(r.failed)} failed, "
-                   f"{len(r.unsupported)} not supported · {r.chunks} chunks in {r.seconds:.1f} s")
-        if r.cancelled:
+        summary = report.summary()
+        if report.cancelled:
             self.index_panel.set_state(f"Cancelled. {summary}. Resume continues where it stopped.")
         else:
             self.index_panel.set_state(f"Done. {summary}.")

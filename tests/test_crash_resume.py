@@ -1,0 +1,124 @@
+"""Crash safety: a real `k2desk index PATH` killed with SIGKILL at random points, re-run each time.
+
+Every kill must leave a consistent file (integrity_check, no duplicate or orphan row in any
+table, no partial stage), the re-run of the same command must keep every stage finished before
+the kill (only the one stage in flight is redone), and the final state must equal an
+uninterrupted run's. The profile is the default one (text index, summaries, their index and
+their graph) with the extractive summarizer and the tests' tiny LLM, so every table is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.store.invariants import dump, open_readonly, problems, stages
+
+KILLS = 5
+STAGES = ("text", "summary", "summary_index", "graph_summary")
+TOPICS = [
+    ("Harwick Point lighthouse", "Mara Quist", "keeper", "the lamp was converted to LED in 2019 and reaches 22 nautical miles"),
+    ("Lindenfeld Solar Cooperative", "Henrike Albers", "chair", "the cooperative runs 340 rooftop arrays and sells power to 2,100 homes"),
+    ("Oskarsborg chess club", "Tomas Lindqvist", "president", "the club has 86 members and meets on Thursday evenings"),
+    ("Verdant Hollow Botanical Garden", "Ines Moreau", "director", "the glasshouse holds 1,200 orchid species"),
+    ("Calder Valley rail line", "Priya Natarajan", "chief engineer", "the line reopened in March 2021 after a 14 month closure"),
+    ("Brennan Street bakery", "Ottavio Russo", "owner", "the bakery sells 900 loaves of rye bread a day"),
+]
+
+
+def _write_corpus(folder: Path) -> None:
+    folder.mkdir()
+    for i, (place, person, role, fact) in enumerate(TOPICS):
+        body = (f"{place}\n\n{person} is the {role} of the {place}. According to the annual report, {fact}. "
+                f"{person} said the next year would bring new projects and more visitors. "
+                f"The {place} was founded in {1890 + 7 * i} by a group of local residents. "
+                f"Its board meets every {['Monday', 'Tuesday', 'Friday'][i % 3]} and publishes its accounts online.")
+        (folder / f"doc{i}.txt").write_text(body, encoding="utf-8")
+
+
+def _home(tmp_path: Path, name: str) -> Path:
+    home = tmp_path / name
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"build_profile": "default", "summarizer": "extractive",
+                                                    "llm": "smollm2-135m", "threads": 2}))
+    return home
+
+
+def _command(home: Path, folder: Path, models_dir: Path):
+    env = {**os.environ, "K2DESK_HOME": str(home), "K2DESK_MODELS": str(models_dir)}
+    return [sys.executable, "-m", "k2desk", "index", str(folder), "--json"], env
+
+
+def _stage_count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        conn = open_readonly(db)
+        try:
+            return next(conn.execute("SELECT count(*) FROM document_stages"))[0]
+        finally:
+            conn.close()
+    except Exception:  # noqa: BLE001 - the file is being created or migrated
+        return 0
+
+
+def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, models_dir, tiny_llm_path):
+    folder = tmp_path / "docs"
+    _write_corpus(folder)
+    total = len(TOPICS) * len(STAGES)
+
+    # the reference: one uninterrupted run
+    ref_home = _home(tmp_path, "ref")
+    argv, env = _command(ref_home, folder, models_dir)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    ref_db = ref_home / "collections" / "default.k2db"
+    assert len(stages(ref_db)) == total and problems(ref_db) == []
+    reference = dump(ref_db, str(folder))
+    assert reference["entities"] and reference["relation_mentions"], "the graph stage wrote nothing to compare"
+
+    # the same command, killed at random points of its work, re-run after each kill
+    home = _home(tmp_path, "killed")
+    argv, env = _command(home, folder, models_dir)
+    db = home / "collections" / "default.k2db"
+    seed = int(os.environ.get("K2DESK_KILL_SEED", "0")) or random.randrange(1 << 30)
+    rng = random.Random(seed)
+    plan = sorted(rng.sample(range(1, total), KILLS))  # kill once this many stages are recorded
+    figures = []
+    kills = 0
+    while True:
+        before = stages(db) if db.exists() else {}
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        target = max(plan[kills], len(before) + 1) if kills < KILLS and len(before) < total else None
+        killed = False
+        while proc.poll() is None:
+            if target is not None and _stage_count(db) >= target:
+                time.sleep(rng.uniform(0.0, 0.6))  # land inside the next stage's work, not on a commit
+                proc.send_signal(signal.SIGKILL)
+                killed = True
+                break
+            time.sleep(0.02)
+        out, err = proc.communicate(timeout=900)
+        after = stages(db)
+        # what was finished before this run is still there, built at the same moment: not redone
+        redone = [k for k, t in before.items() if after.get(k) != t]
+        assert redone == [], f"finished stages were rebuilt after a kill: {redone}"
+        assert problems(db) == [], f"inconsistent after {'kill' if killed else 'run'} {kills + 1}: {problems(db)}"
+        if not killed:
+            assert proc.returncode == 0, err
+            assert len(json.loads(out)["resumed"]) + len(json.loads(out)["skipped"]) >= 1
+            break
+        kills += 1
+        figures.append({"kill": kills, "stages_before": len(before), "stages_at_kill": len(after),
+                        "stages_redone": len(redone), "in_flight": 1 if len(after) < total else 0})
+    print(json.dumps({"seed": seed, "kills": figures}))
+    assert kills >= KILLS
+    assert dump(db, str(folder)) == reference
