@@ -33,6 +33,12 @@ SUPPORTED: dict[str, str] = {
 }
 
 
+# Largest file read, by kind: a document is read whole, so this bounds the memory of indexing
+# (a 200 MB log would also take hours to embed). Corpus .jsonl files are streamed line by line.
+MAX_FILE_BYTES = {"txt": 64 << 20, "md": 64 << 20, "html": 64 << 20, "pdf": 256 << 20,
+                  "docx": 128 << 20, "epub": 128 << 20}
+
+
 @dataclass
 class RawDocument:
     key: str  # absolute resolved path; for a corpus record f"{path}#{url}" (or #line-N)
@@ -254,6 +260,8 @@ def _read_pdf(data: bytes, name: str) -> Read:
             break
         pages = pages or got
     if pages is None:
+        if any("password" in e.lower() for e in errors):
+            raise IngestError(f"{name}: PDF is password-protected (encrypted)")
         raise IngestError(f"{name}: cannot read PDF ({errors[0]})")
     if not any(pages):
         raise IngestError(f"{name}: no extractable text (scanned PDF?)")
@@ -274,6 +282,10 @@ def _read_docx(data: bytes, name: str) -> Read:
     import docx
     from docx.table import Table
 
+    try:
+        check_zip(zipfile.ZipFile(io.BytesIO(data)), name, "DOCX")
+    except zipfile.BadZipFile:
+        raise IngestError(f"{name}: cannot read DOCX (not a zip archive)") from None
     document = docx.Document(io.BytesIO(data))
     blocks: list[str] = []
     for block in document.iter_inner_content():
@@ -292,7 +304,22 @@ def _read_docx(data: bytes, name: str) -> Read:
     return "", normalize_text("\n\n".join(blocks)), {}  # core title is often stale: use stem
 
 
-_EPUB_MAX_ITEM = 64 << 20  # refuse zip members that inflate beyond 64 MiB
+# Zip containers (DOCX, EPUB): a member may inflate to at most 64 MiB, all of them to 256 MiB.
+# The sizes are the archive's own declarations; zipfile never inflates a member beyond its
+# declared size (a lying member fails its CRC check), so checking them bounds the memory.
+_ZIP_MAX_ITEM = 64 << 20
+_ZIP_MAX_TOTAL = 256 << 20
+
+
+def check_zip(zf: zipfile.ZipFile, name: str, kind: str) -> None:
+    """Refuse an archive that would inflate beyond the limits (a zip bomb)."""
+    infos = zf.infolist()
+    total = sum(i.file_size for i in infos)
+    big = max(infos, key=lambda i: i.file_size, default=None)
+    if big is not None and (big.file_size > _ZIP_MAX_ITEM or total > _ZIP_MAX_TOTAL):
+        raise IngestError(f"{name}: cannot read {kind} (it inflates to {total >> 20:,} MiB; "
+                          f"limits {_ZIP_MAX_ITEM >> 20} MiB a part, {_ZIP_MAX_TOTAL >> 20} MiB in all: a zip bomb?)")
+
 _XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
 
 
@@ -305,8 +332,6 @@ def _zip_read(zf: zipfile.ZipFile, member: str, name: str) -> bytes:
         info = zf.getinfo(member)
     except KeyError:
         raise IngestError(f"{name}: cannot read EPUB (missing {member})") from None
-    if info.file_size > _EPUB_MAX_ITEM:
-        raise IngestError(f"{name}: cannot read EPUB ({member} is too large)")
     return zf.read(info)
 
 
@@ -316,6 +341,7 @@ def _read_epub(data: bytes, name: str) -> Read:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
         raise IngestError(f"{name}: cannot read EPUB (not a zip archive)") from None
+    check_zip(zf, name, "EPUB")
     container = ElementTree.fromstring(_zip_read(zf, "META-INF/container.xml", name))
     opf_path = next((e.get("full-path") for e in container.iter()
                      if _local(e.tag) == "rootfile" and e.get("full-path")), None)
@@ -376,6 +402,10 @@ def read_path(path: str | Path, report=None) -> list[RawDocument]:
 
         return list(iter_corpus(p, report))
     try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES[kind]:
+            raise IngestError(f"{name}: too large to index ({size / (1 << 20):,.0f} MiB; the limit for "
+                              f"{kind.upper()} files is {MAX_FILE_BYTES[kind] >> 20} MiB)")
         data = p.read_bytes()
     except OSError as exc:
         raise IngestError(f"{name}: cannot read file ({short_reason(exc)})") from None

@@ -3,12 +3,15 @@
 Folders are walked recursively (symlinked folders are not followed, so no loops); hidden names
 (starting with ".") and common junk (Office "~$" lock files, Thumbs.db, desktop.ini, editor
 backups ending in "~") are skipped silently. Everything else comes back as a ScanItem: kind set
-for a supported file, kind None with a reason for one that will not be read.
+for a supported file, kind None with a reason for one that will not be read (an unsupported
+type, a broken or looping link, a FIFO or device).
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,13 +58,28 @@ def _walk(root: Path, found: dict[Path, ScanItem]) -> None:
             if is_hidden_or_junk(filename):
                 continue
             path = Path(folder, filename)
-            try:
-                if not path.is_file():  # a broken link, FIFO, socket or device
-                    continue
-                resolved = path.resolve()
-            except OSError:
+            if (odd := _not_a_file(path)) is not None:
+                found.setdefault(path, ScanItem(path, None, odd))
                 continue
+            resolved = path.resolve()
             found.setdefault(resolved, classify(resolved))
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why ``path`` is not a regular file that can be read (a broken or looping link, a FIFO,
+    a socket, a device), or None when it is one."""
+    try:
+        path.resolve(strict=True)
+        mode = path.stat().st_mode
+    except RuntimeError:
+        return "symbolic link loop"
+    except FileNotFoundError:
+        return "broken symbolic link" if path.is_symlink() else "vanished while scanning"
+    except OSError as exc:
+        return "symbolic link loop" if exc.errno == errno.ELOOP else f"cannot open ({exc.strerror or exc})"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a FIFO, socket or device)"
+    return None
 
 
 def scan(paths: Iterable[str | Path]) -> list[ScanItem]:

@@ -192,8 +192,12 @@ def test_unreadable_fixtures_raise_one_line_errors(name, message):
 
 def test_library_exceptions_are_wrapped(tmp_path):
     (tmp_path / "broken.docx").write_bytes(b"PK\x03\x04 this is not really a docx")
-    with pytest.raises(IngestError, match=r"^broken\.docx: cannot read DOCX \(\w+: .*\)$") as info:
+    with pytest.raises(IngestError, match=r"^broken\.docx: cannot read DOCX \(not a zip archive\)$"):
         read_path(tmp_path / "broken.docx")
+    with zipfile.ZipFile(tmp_path / "hollow.docx", "w") as zf:  # a zip, but no Word document inside
+        zf.writestr("readme.txt", "nothing here")
+    with pytest.raises(IngestError, match=r"^hollow\.docx: cannot read DOCX \(\w+: .*\)$") as info:
+        read_path(tmp_path / "hollow.docx")
     assert len(str(info.value)) < 220 and "\n" not in str(info.value)
     (tmp_path / "blank.md").write_text("  \n\n   \t\n")
     with pytest.raises(IngestError, match=r"^blank\.md: empty document \(no text\)$"):

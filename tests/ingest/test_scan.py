@@ -81,8 +81,14 @@ def test_symlinks_dedupe_and_no_loops(tmp_path):
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
     (tmp_path / "loop").symlink_to(tmp_path, target_is_directory=True)
     (tmp_path / "dangling.txt").symlink_to(tmp_path / "gone.txt")
+    (tmp_path / "a.txt").symlink_to(tmp_path / "b.txt")
+    (tmp_path / "b.txt").symlink_to(tmp_path / "a.txt")
+    os.mkfifo(tmp_path / "pipe.txt")
     items = scan([tmp_path])
-    assert [(i.path.name, i.kind) for i in items] == [("real.txt", "txt")]
+    assert [(i.path.name, i.kind) for i in items if i.kind] == [("real.txt", "txt")]
+    assert {i.path.name: i.reason for i in items if not i.kind} == {
+        "a.txt": "symbolic link loop", "b.txt": "symbolic link loop", "dangling.txt": "broken symbolic link",
+        "pipe.txt": "not a regular file (a FIFO, socket or device)"}
 
 
 def test_every_scanned_file_reads_or_fails_cleanly():
