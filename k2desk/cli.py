@@ -55,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("eval", parents=[common], help="evaluate methods on a benchmark folder")
     s.add_argument("bench_dir", type=Path)
-    s.add_argument("--methods", default="k2rag,hybrid,semantic,keyword,kg")
+    s.add_argument("--methods", help="comma-separated methods (default: k2rag,hybrid,semantic,keyword,kg; "
+                                     "with --retrieval: every method that retrieves without its LLM)")
+    s.add_argument("--retrieval", action="store_true", help="retrieval metrics only (no LLM): Hits@4/10, MAP@10, MRR@10")
     s.add_argument("--folds", type=int, default=10)
     s.add_argument("--limit", type=int)
     s.add_argument("--seed", type=int, default=0)

@@ -140,14 +140,14 @@ class Indexer:
             for raw in raws:
                 old = self.docs.get(raw.key)
                 unchanged = old is not None and old.content_hash == raw.content_hash
-                if unchanged and old.status == "done":
+                if unchanged and old.status == "done" and self._all_stages_done(old):
                     report.skipped.append(raw.key)
                     continue
                 with self.db.transaction():
                     if old and not unchanged:
                         self._clear_derived(raw.key)
-                    # unchanged but unfinished (a crash, a cancel, a failed stage): its finished
-                    # stages stay, recorded with the content hash they were built from
+                    # unchanged but unfinished (a crash, a cancel, a failed stage, a build profile
+                    # with more stages): its finished stages stay, recorded with their content hash
                     self.docs.upsert(raw.key, raw.title, raw.kind, raw.meta, raw.content_hash, raw.text)
                 if unchanged:
                     report.resumed.append(raw.key)

@@ -347,6 +347,11 @@ def eval_command(args: Any, settings: Any) -> int:
     from k2desk.commands import err, progress_bars
     from k2desk.engine import Engine
 
+    if getattr(args, "retrieval", False):
+        from k2desk.eval.retrieval import retrieval_command
+
+        return retrieval_command(args, settings)
+
     methods = parse_methods(getattr(args, "methods", None))
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
     cancel = CancelToken()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from k2desk.methods.base import Answer, Timer
+from k2desk.methods.base import Answer, Source, Timer
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
-from k2desk.methods.retrieval import index_text
+from k2desk.methods.retrieval import Hit, index_text
 from k2desk.progress import CancelToken, Progress, progress_or_noop
 
 LAMBDAS = {"semantic": 1.0, "keyword": 0.0}
@@ -23,6 +23,13 @@ class NaiveMethod:
         self.lam = LAMBDAS.get(name, ctx.settings.lam) if lam is None else lam
         self.source = source
 
+    def retrieve(self, question: str) -> list[Source]:
+        """The passages the answer would be read from (no LLM)."""
+        return [h.source() for h in self._search(question)]
+
+    def _search(self, question: str) -> list[Hit]:
+        return self.ctx.retriever(self.source).search(question, k=self.ctx.settings.top_k, lam=self.lam)
+
     def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
         progress = progress_or_noop(progress)
         cancel = cancel or CancelToken()
@@ -30,7 +37,7 @@ class NaiveMethod:
         timer = Timer()
         progress("retrieve", 0, 2)
         with timer("retrieve"):
-            hits = self.ctx.retriever(self.source).search(question, k=self.ctx.settings.top_k, lam=self.lam)
+            hits = self._search(question)
         cancel.check()
         progress("generate", 1, 2)
         with timer("generate"):
