@@ -136,7 +136,7 @@ class Engine:
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
                              "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token)
-        if name in ("semantic", "keyword", "hybrid"):
+        if name in ("semantic", "keyword", "hybrid", "evidence"):
             return NaiveMethod(name, ctx)
         if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph
             return KGMethod(ctx, source=ctx.graph_source())

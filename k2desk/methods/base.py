@@ -14,6 +14,7 @@ METHOD_NAMES = (
     "semantic",
     "keyword",
     "hybrid",
+    "evidence",
     "kg",
     "lightrag-local",
     "lightrag-global",

@@ -1,5 +1,7 @@
 """The K²RAG paper's naive baselines over the raw (unsummarized) corpus, §3.2:
-semantic (dense only, λ=1), keyword (sparse only, λ=0) and hybrid (λ=0.8); k=10, same prompt."""
+semantic (dense only, λ=1), keyword (sparse only, λ=0) and hybrid (λ=0.8); k=10, same prompt.
+Beside them ``evidence``: the same reader over the measured-best passages (BM25 ranking with one
+passage per new article after the first four; Retriever.evidence_search)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,10 @@ class NaiveMethod:
         return [h.source() for h in self._search(question)]
 
     def _search(self, question: str) -> list[Hit]:
-        return self.ctx.retriever(self.source).search(question, k=self.ctx.settings.top_k, lam=self.lam)
+        retriever = self.ctx.retriever(self.source)
+        if self.name == "evidence":
+            return retriever.evidence_search(question, k=self.ctx.settings.top_k)
+        return retriever.search(question, k=self.ctx.settings.top_k, lam=self.lam)
 
     def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
         progress = progress_or_noop(progress)
@@ -48,7 +53,9 @@ class NaiveMethod:
         result.answer = completion.text
         result.sources = [h.source() for h in hits]
         result.trace = {
-            "retrieval": {"lambda": self.lam, "k": self.ctx.settings.top_k, "source": self.source,
+            "retrieval": {**({"ranking": "bm25, then one passage per new article after the first 4"}
+                             if self.name == "evidence" else {"lambda": self.lam}),
+                          "k": self.ctx.settings.top_k, "source": self.source,
                           "hits": [{"chunk_id": h.chunk.id, "score": round(h.score, 6), "dense": round(h.dense, 6),
                                     "sparse": round(h.sparse, 6)} for h in hits]},
             "context": context,

@@ -71,6 +71,28 @@ class Retriever:
         return hits[:k]
 
 
+    def evidence_search(self, query: str, k: int = 10, head: int = 4, pool: int = 100) -> list[Hit]:
+        """Passages for a multi-hop question: FTS5's BM25 ranking, its first ``head`` passages as
+        they are, then the best passage of each article not yet represented, then the rest.
+
+        Measured on the MultiHop-RAG dev slice (docs/eval/retrieval/): BM25's own ranking beats
+        the paper's sparse cosine (Hits@4 0.809 vs 0.727), MiniLM adds nothing to it, and one
+        passage per new article after the head brings every evidence article into the top 10
+        for 0.52 of the questions (0.30 without) at the same Hits@4."""
+        ranked = self.sparse.bm25(query, pool)
+        chunks = self.docs.chunks([i for i, _ in ranked])
+        hits = [Hit(chunks[i], score, 0.0, score) for i, score in ranked if i in chunks]
+        chosen, rest = hits[:head], []
+        seen = {h.chunk.document_id for h in chosen}
+        for h in hits[head:]:
+            if h.chunk.document_id in seen:
+                rest.append(h)
+            else:
+                seen.add(h.chunk.document_id)
+                chosen.append(h)
+        return (chosen + rest)[:k]
+
+
 def chunk_header(title: str, meta: dict) -> str:
     """One line naming a chunk's document (title, outlet, date). It is indexed with every chunk
     (dense and sparse) and shown to the LLM, because questions name outlets and dates that

@@ -54,12 +54,18 @@ class SparseIndex:
 
     def candidates(self, query: str, limit: int = 100) -> list[int]:
         """Chunk ids matching any query term, best BM25 first."""
+        return [i for i, _ in self.bm25(query, limit)]
+
+    def bm25(self, query: str, limit: int = 100) -> list[tuple[int, float]]:
+        """(chunk id, BM25 score) of the chunks matching any query term, best first. FTS5's own
+        ranking (k1 1.2, b 0.75); its ``rank`` is the negated score, so the score is positive."""
         terms = sorted(set(self._flat(self.terms(query))))
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        rows = self.db.all(f"SELECT rowid FROM {self.table} WHERE {self.table} MATCH ? ORDER BY rank LIMIT ?", (match, int(limit)))
-        return [int(r[0]) for r in rows]
+        rows = self.db.all(f"SELECT rowid, rank FROM {self.table} WHERE {self.table} MATCH ? ORDER BY rank LIMIT ?",
+                           (match, int(limit)))
+        return [(int(i), -float(r)) for i, r in rows]
 
     def cosine(self, query: str, texts: dict[int, str]) -> dict[int, float]:
         """Sparse cosine of the query's TF-IDF vector with each chunk's (chunk id → text)."""
