@@ -293,6 +293,14 @@ def write_plots(out_dir: Path, summary: dict[str, dict[str, Any]]) -> list[Path]
     ]
 
 
+def _joined(row: dict[str, Any], q: Any) -> dict[str, Any]:
+    """A results row with its question's fold, type and (when the question has one) gold answer."""
+    out = dict(row, fold=q.fold, question_type=q.question_type)
+    if getattr(q, "answer", None) is not None:
+        out.update(gold=q.answer, options=getattr(q, "options", None), gold_index=getattr(q, "gold_index", None))
+    return out
+
+
 def write_report(
     out_dir: Path,
     questions: Optional[Sequence[Any]] = None,
@@ -301,8 +309,10 @@ def write_report(
 ) -> Path:
     """Write ``report.md`` and the PNGs into ``out_dir`` and return the report's path.
 
-    ``questions`` (the run's selection, objects with ``id``, ``fold``, ``question_type``) limits
-    the report to them and supplies their current fold ids; without it every row counts.
+    ``questions`` (the run's selection, objects with ``id``, ``fold``, ``question_type``,
+    ``answer``) limits the report to them and supplies their fold ids and gold answers (rows keep
+    no benchmark text, so results can be kept in the repository); without it every row counts
+    and rows must carry ``gold`` themselves.
     """
     out_dir = Path(out_dir)
     rows = read_results(out_dir / RESULTS_FILE)
@@ -314,8 +324,7 @@ def write_report(
             meta = {}
     if questions is not None:
         by_id = {str(q.id): q for q in questions}
-        rows = [dict(r, fold=by_id[str(r["id"])].fold, question_type=by_id[str(r["id"])].question_type)
-                for r in rows if str(r["id"]) in by_id]
+        rows = [_joined(r, by_id[str(r["id"])]) for r in rows if str(r["id"]) in by_id]
     k = int(folds or meta.get("folds") or 0) or (max((int(r.get("fold", 0) or 0) for r in rows), default=0) + 1)
     summary = summarize(rows, methods)
     write_plots(out_dir, summary)

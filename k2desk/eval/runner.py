@@ -202,13 +202,11 @@ def similarity(engine: Any, prediction: str, gold: str) -> float:
 
 def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_gpu: bool) -> dict[str, Any]:
     """Ask one question with one method and build its results row (errors become rows)."""
-    row: dict[str, Any] = {
-        "id": q.id, "method": method, "fold": q.fold, "question_type": q.question_type, "query": q.query,
-        "gold": q.answer, "prediction": "", "sources": [], "seconds": 0.0, "llm_calls": 0,
+    row: dict[str, Any] = {  # no benchmark text: the report joins question and gold by id
+        "id": q.id, "method": method, "fold": q.fold, "question_type": q.question_type,
+        "prediction": "", "sources": [], "seconds": 0.0, "llm_calls": 0,
         "prompt_tokens": 0, "completion_tokens": 0, "error": None,
     }
-    if q.options:
-        row.update(options=q.options, gold_index=q.gold_index)
     with PeakRss() as mem:
         t0 = time.perf_counter()
         try:
@@ -222,7 +220,7 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
     row["gpu_mem_mb"] = gpu_memory_mb() if measure_gpu else None
     if answer is not None:
         row["prediction"] = answer.answer or ""
-        row["sources"] = list(dict.fromkeys(s.document for s in answer.sources))
+        row["sources"] = list(dict.fromkeys(s.document.split("#", 1)[-1] for s in answer.sources))  # a record's url
         row["llm_calls"] = answer.llm.calls
         row["prompt_tokens"] = answer.llm.prompt_tokens
         row["completion_tokens"] = answer.llm.completion_tokens

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from k2desk.errors import Cancelled, ModelError, UsageError
+from k2desk.eval.datasets import load_questions
 from k2desk.eval import report as R
 from k2desk.eval import runner
 from k2desk.methods.base import Answer, LLMUsage, Source
@@ -91,7 +92,10 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     meta = json.loads((out / R.RUN_FILE).read_text())
     assert meta["collection"] == engine.collection and meta["index"]["added"] == 40 and meta["finished"]
     null_row = next(r for r in rows if r["question_type"] == "null_query" and r["method"] == "keyword")
-    assert null_row["gold"] == "Insufficient information." and null_row["prediction"] == "Insufficient information."
+    assert null_row["prediction"] == "Insufficient information." and "gold" not in null_row and "query" not in null_row
+    questions = {q.id: q for q in load_questions(BENCH / "queries_sample.jsonl")}
+    kept = (out / R.RESULTS_FILE).read_text()
+    assert not any(questions[r["id"]].query in kept for r in rows)  # results hold no benchmark text
     text = path.read_text()
     assert "| keyword | 4 |" in text and "| semantic | 4 |" in text
     assert "- index build (this run): " in text and "index check" not in text
@@ -110,7 +114,7 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     assert "- index check (latest invocation): " in text and ", 40 unchanged" in text
     rows2 = _rows(out)  # no torn line left: every line parses
     assert [(r["id"], r["method"]) for r in rows2] == [(r["id"], r["method"]) for r in rows]
-    assert {(q, m) for q, m in again.asked} == {(r["query"], r["method"]) for r in rows[2:]}
+    assert {(q, m) for q, m in again.asked} == {(questions[r["id"]].query, r["method"]) for r in rows[2:]}
 
     # nothing left to do: no engine is opened, the report is rewritten
     runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), limit=4, queries="queries_sample.jsonl")
@@ -213,7 +217,8 @@ def test_real_engine_limit_3_resume(tmp_path):
     (out / R.RESULTS_FILE).write_text(lines[0] + lines[1] + lines[2][:20], encoding="utf-8")
     asked.clear()
     report = runner.run_eval(BENCH, "semantic,keyword", out, factory, **kw)
-    assert {(q, m) for q, m in asked} == {(r["query"], r["method"]) for r in rows[2:]} and len(asked) == 4
+    queries = {q.id: q.query for q in load_questions(BENCH / "queries_sample.jsonl")}
+    assert {(q, m) for q, m in asked} == {(queries[r["id"]], r["method"]) for r in rows[2:]} and len(asked) == 4
     assert report.is_file() and len(_rows(out)) == 6
     quality = next(ln for ln in report.read_text().splitlines() if ln.startswith("| semantic | 3 |"))
     assert "n/a" not in quality.split("|")[2:13]  # n .. hallucination are numbers
