@@ -140,8 +140,8 @@ class Engine:
             return NaiveMethod(name, ctx)
         if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph
             return KGMethod(ctx, source=ctx.graph_source())
-        if name == "k2rag":
-            return K2RAGMethod(ctx)
+        if name in ("k2rag", "k2rag-paper"):
+            return K2RAGMethod(ctx, paper=name == "k2rag-paper")
         if name.startswith("lightrag-"):
             from k2desk.methods.lightrag import LightRAGMethod
 

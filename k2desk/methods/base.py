@@ -11,6 +11,7 @@ from k2desk.progress import CancelToken, Progress
 
 METHOD_NAMES = (
     "k2rag",
+    "k2rag-paper",
     "semantic",
     "keyword",
     "hybrid",

@@ -8,6 +8,7 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
+from k2desk.methods.retrieval import index_text
 from k2desk.summarize_stage import summarize_long, summary_length
 from k2desk.runtime.summarizer import ExtractiveSummarizer
 from k2desk.progress import CancelToken
@@ -45,11 +46,23 @@ def test_reindex_reuses_summaries(engine):
     assert report.processed == 0 and len(report.skipped) == 2
 
 
-def test_k2rag_trace_shows_every_step(engine):
+def test_k2rag_reads_the_questions_best_passages_first(engine):
     answer = engine.ask("Who keeps the Harwick Point lighthouse?", method="k2rag")
     t = answer.trace
-    assert answer.answer
-    assert t["retrieval_source"] == "summary"
+    assert t["retrieval_source"] == "text"  # sub-questions retrieve raw-text evidence passages
+    assert t["final_passages"] and Path(t["final_passages"][0]["document"]).name == "lighthouse.txt"
+    first = engine.docs.chunks([t["final_passages"][0]["chunk_id"]])[t["final_passages"][0]["chunk_id"]]
+    assert t["final_context"].startswith(index_text(first)[:200])  # before the KG summary and sub-answers
+    assert [s.chunk_id for s in answer.sources[: len(t["final_passages"])]] == [p["chunk_id"] for p in t["final_passages"]]
+    assert [s.chunk_id for s in engine.method("k2rag").retrieve("Who keeps the Harwick Point lighthouse?")][:1] == \
+        [t["final_passages"][0]["chunk_id"]]
+
+
+def test_k2rag_paper_trace_shows_every_step(engine):
+    answer = engine.ask("Who keeps the Harwick Point lighthouse?", method="k2rag-paper")
+    t = answer.trace
+    assert answer.answer and answer.method == "k2rag-paper"
+    assert t["retrieval_source"] == "summary" and t["final_passages"] == []
     for key in ("kg_results", "kg_summary", "sub_questions", "sub_answers_summary", "final_context"):
         assert key in t
     assert len(t["sub_questions"]) >= 1
