@@ -149,7 +149,7 @@ def method_retriever(engine: Any, name: str) -> Retrieve:
     return lambda question: [Passage(s.text, s.document) for s in retrieve(question)]
 
 
-RETRIEVAL_METHODS = ("semantic", "keyword", "hybrid", "evidence")
+RETRIEVAL_METHODS = ("semantic", "keyword", "hybrid", "evidence", "k2rag")
 
 
 def retrieval_command(args: Any, settings: Any) -> int:
