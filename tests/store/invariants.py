@@ -15,6 +15,27 @@ VEC_TABLES = {"vec_chunks": "chunks", "vec_entities": "entities", "vec_relations
 SPARSE = {"text": "sparse_text", "summary": "sparse_summary"}
 
 
+# (what is wrong, a query counting the rows where it is): graph items mentioned somewhere,
+# mentions of their own chunk's document, a hypernode per relation, a summary per summary stage
+COUNT_CHECKS = [
+    ("entities without a mention or relation",
+     "SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id) "
+     "AND NOT EXISTS (SELECT 1 FROM relations r WHERE e.id IN (r.src_id, r.dst_id))"),
+    ("relations without a mention",
+     "SELECT count(*) FROM relations r WHERE NOT EXISTS (SELECT 1 FROM relation_mentions m WHERE m.relation_id = r.id)"),
+    *[(f"{m} naming another document than their chunk's",
+       f"SELECT count(*) FROM {m} m JOIN chunks c ON c.id = m.chunk_id WHERE c.document_id != m.document_id")
+      for m in ("entity_mentions", "relation_mentions")],
+    ("relations without their hypernode",
+     "SELECT count(*) FROM relations r LEFT JOIN hypernodes h ON h.id = r.id WHERE h.id IS NULL"),
+    ("documents with a summary stage and no summary",
+     "SELECT count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id "
+     "WHERE s.stage = 'summary' AND coalesce(d.summary, '') = ''"),
+    ("stages built from another content than the document's",
+     "SELECT count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id WHERE s.content_hash != d.content_hash"),
+]
+
+
 def open_readonly(path: Path) -> apsw.Connection:
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     conn.enable_load_extension(True)
@@ -62,29 +83,13 @@ def problems(path: Path) -> list[str]:
             want = {r[0] for r in q(f"SELECT id FROM chunks WHERE profile = 'vec' AND source = '{source}'")}
             if fts != want:
                 out.append(f"{table} differs from the chunks: {len(fts - want)} orphan, {len(want - fts)} missing")
-        # graph: every entity and relation mentioned somewhere, every vector of a live item
-        if orphans := q("SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id) "
-                        "AND NOT EXISTS (SELECT 1 FROM relations r WHERE e.id IN (r.src_id, r.dst_id))")[0][0]:
-            out.append(f"{orphans} entities without a mention or relation")
-        if orphans := q("SELECT count(*) FROM relations r WHERE NOT EXISTS "
-                        "(SELECT 1 FROM relation_mentions m WHERE m.relation_id = r.id)")[0][0]:
-            out.append(f"{orphans} relations without a mention")
-        for mentions in ("entity_mentions", "relation_mentions"):
-            if bad := q(f"SELECT count(*) FROM {mentions} m JOIN chunks c ON c.id = m.chunk_id WHERE c.document_id != m.document_id")[0][0]:
-                out.append(f"{bad} {mentions} name another document than their chunk's")
-        if bad := q("SELECT count(*) FROM relations r LEFT JOIN hypernodes h ON h.id = r.id WHERE h.id IS NULL")[0][0]:
-            out.append(f"{bad} relations without their hypernode")
         for table, items in VEC_TABLES.items():
             if table != "vec_chunks" and _has(conn, table):
                 if bad := q(f"SELECT count(*) FROM {table} WHERE id NOT IN (SELECT id FROM {items})")[0][0]:
                     out.append(f"{bad} orphan rows in {table}")
-        # summaries: a summary stage means a summary
-        if bad := q("SELECT count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id "
-                    "WHERE s.stage = 'summary' AND coalesce(d.summary, '') = ''")[0][0]:
-            out.append(f"{bad} documents with a summary stage and no summary")
-        if bad := q("SELECT count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id "
-                    "WHERE s.content_hash != d.content_hash")[0][0]:
-            out.append(f"{bad} stages built from another content than the document's")
+        for message, sql in COUNT_CHECKS:
+            if bad := q(sql)[0][0]:
+                out.append(f"{bad} {message}")
     finally:
         conn.close()
     return out
