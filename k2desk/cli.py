@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--methods", help="comma-separated methods (default: k2rag,hybrid,semantic,keyword,kg; "
                                      "with --retrieval: every method that retrieves without its LLM)")
     s.add_argument("--retrieval", action="store_true", help="retrieval metrics only (no LLM): Hits@4/10, MAP@10, MRR@10")
+    s.add_argument("--oracle", action="store_true",
+                   help="the reader alone: answer from the gold evidence facts (as method 'oracle'; add --methods to compare)")
     s.add_argument("--folds", type=int, default=10)
     s.add_argument("--limit", type=int)
     s.add_argument("--seed", type=int, default=0)

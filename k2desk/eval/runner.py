@@ -26,6 +26,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 from k2desk.errors import Cancelled, K2Error, UsageError
 from k2desk.eval import metrics
 from k2desk.eval.datasets import Bench, Question, prepare
+from k2desk.eval.oracle import ORACLE, oracle_answer
 from k2desk.eval.report import RESULTS_FILE, RUN_FILE, write_report
 from k2desk.methods.base import METHOD_NAMES
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
@@ -41,7 +42,7 @@ def parse_methods(methods: Union[str, Sequence[str], None]) -> list[str]:
     if methods is None or methods == "":
         return list(DEFAULT_METHODS)
     names = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
-    unknown = [m for m in names if m not in METHOD_NAMES]
+    unknown = [m for m in names if m not in (*METHOD_NAMES, ORACLE)]
     if unknown or not names:
         raise UsageError(f"unknown method(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(METHOD_NAMES)}")
     return list(dict.fromkeys(names))
@@ -210,7 +211,8 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
     with PeakRss() as mem:
         t0 = time.perf_counter()
         try:
-            answer = engine.ask(q.prompt, method=method, cancel=cancel)
+            answer = (oracle_answer(engine, q, cancel) if method == ORACLE
+                      else engine.ask(q.prompt, method=method, cancel=cancel))
         except Cancelled:
             raise
         except K2Error as exc:
@@ -297,7 +299,8 @@ def run_eval(
                 save_meta(settings=settings_json)
             report("index", 0, 1)
             t0 = time.perf_counter()
-            idx = engine.index([bench.corpus], progress=lambda s, d, t: report(f"index: {s}", d, t), cancel=cancel)
+            corpus = [bench.corpus] if any(m != ORACLE for m in methods) else []  # the oracle reads no index
+            idx = engine.index(corpus, progress=lambda s, d, t: report(f"index: {s}", d, t), cancel=cancel)
             counts = _index_counts(idx)
             this_index = dict(counts, seconds=round(time.perf_counter() - t0, 2))
             built = counts.get("added") or counts.get("updated")  # a resumed run usually re-uses the index
@@ -351,6 +354,8 @@ def eval_command(args: Any, settings: Any) -> int:
         return retrieval_command(args, settings)
 
     methods = parse_methods(getattr(args, "methods", None))
+    if getattr(args, "oracle", False):  # the reader on the gold evidence, beside the methods asked for
+        methods = list(dict.fromkeys([*(methods if getattr(args, "methods", None) else []), ORACLE]))
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
     cancel = CancelToken()
 
