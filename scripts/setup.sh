@@ -14,7 +14,8 @@ CACHE=${K2DESK_WHEEL_CACHE:-$HOME/.cache/k2desk/wheels}
 # strace: the privacy test watches every connect() of real k2desk processes (native code included)
 if ! command -v strace >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -qq strace >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq strace >/dev/null; }
+    apt-get install -y -qq strace >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq strace >/dev/null; } \
+      || echo "note: could not install strace (the privacy test needs it)"
   else
     echo "note: strace is missing (the privacy test needs it): install it with your package manager"
   fi
