@@ -23,6 +23,7 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
         hits = retriever.evidence_search("tunnel", k=10)
         names = [h.chunk.document.rsplit("/", 1)[1] for h in hits]
         assert names[:4] == order[:4] == ["a_tunnel_log.txt"] * 4
+        assert hits[0].score == 1.0 and all(0 < h.score <= 1.0 for h in hits)  # relative to the best passage
         assert sorted(names[4:6]) == ["b_council.txt", "c_budget.txt"] and len(names) == min(10, len(ranked))
         sources = engine.method("evidence").retrieve("tunnel")
         assert [s.chunk_id for s in sources] == [h.chunk.id for h in hits]
