@@ -19,6 +19,33 @@ GENERATION_PROMPT = (
 ABSTAIN_HINT = " If the additional information does not contain the answer, answer exactly: Insufficient information."
 ABSTAIN_ANSWER = "Insufficient information."
 
+# -- The reader (k2desk.methods.reader): the answer in the form the question asks for ----------
+# An open question (who/which/what): the paper's generation prompt, asking for the name or phrase
+# alone. No abstain hint: a small model used it as an escape (94 % of comparisons abstained);
+# abstention comes from retrieval instead (reader.py). {context}, {question}.
+OPEN_ANSWER_PROMPT = (
+    "Additional Information: {context}\n"
+    "Instruction: You are a smart LLM who gives an answer to the question in as little words as "
+    "possible using the additional information provided above. Answer with the name or short "
+    "phrase only, as it is written there.\n"
+    "Question: {question}\n"
+    "Short Answer:"
+)
+
+# A yes/no question is split into its claims (question.claims); each claim is checked against
+# its own article's evidence by the model's first-token score for "Yes" against "No", once with
+# the evidence and once with CLAIM_NO_EVIDENCE (the claim's prior), so the decision is what the
+# evidence changes. {context}, {claim}.
+CLAIM_CHECK_PROMPT = (
+    "Article excerpts:\n{context}\n\n"
+    "Statement: {claim}\n"
+    "Do the article excerpts support the statement? Answer Yes or No."
+)
+CLAIM_NO_EVIDENCE = "(none)"
+
+# The abstention when the question names publishers the collection does not hold. {outlets}.
+UNKNOWN_OUTLET_ANSWER = "Insufficient information. No document in this collection is from {outlets}."
+
 # Bounded-length summary by the LLM (summarizer backend "llm"). {text}, {max_words}.
 SUMMARIZE_PROMPT = (
     "Summarize the following text in at most {max_words} words. Keep every name, number, date, "

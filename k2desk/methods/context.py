@@ -43,6 +43,12 @@ class MethodContext:
         raw), else the summaries' (profile default builds only that one)."""
         return graph_source(self.db)
 
+    def reader(self, source: str = "text") -> "Reader":
+        """The question-type-aware reader over this collection (reader.py)."""
+        from k2desk.methods.reader import Reader
+
+        return Reader(self.llm, self.retriever(source).sparse, self.docs.outlets())
+
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:
             self._retrievers[source] = Retriever(self.db, self.embedder, source)

@@ -20,6 +20,9 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.store.vectors import VectorIndex
 
 
+OUTLET_POOL = 400  # BM25 candidates filtered down to one publisher's passages
+
+
 @dataclass
 class Hit:
     chunk: ChunkRow
@@ -71,16 +74,19 @@ class Retriever:
         return hits[:k]
 
 
-    def evidence_search(self, query: str, k: int = 10, head: int = 4, pool: int = 100) -> list[Hit]:
+    def evidence_search(self, query: str, k: int = 10, head: int = 4, pool: int = 100, outlet: str = "") -> list[Hit]:
         """Passages for a multi-hop question: FTS5's BM25 ranking, its first ``head`` passages as
         they are, then the best passage of each article not yet represented, then the rest.
 
         Measured on the MultiHop-RAG dev slice (docs/eval/retrieval/): BM25's own ranking beats
         the paper's sparse cosine (Hits@4 0.809 vs 0.727), MiniLM adds nothing to it, and one
         passage per new article after the head brings every evidence article into the top 10
-        for 0.52 of the questions (0.30 without) at the same Hits@4."""
-        ranked = self.sparse.bm25(query, pool)
+        for 0.52 of the questions (0.30 without) at the same Hits@4. With ``outlet``, only
+        passages of that publisher's documents (``meta.source``) are ranked."""
+        ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL))
         chunks = self.docs.chunks([i for i, _ in ranked])
+        if outlet:
+            ranked = [(i, s) for i, s in ranked if i in chunks and chunks[i].meta.get("source") == outlet]
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0  # scores shown relative to the best: 1.0 first
         hits = [Hit(chunks[i], score / top, 0.0, score) for i, score in ranked if i in chunks]
         chosen, rest = hits[:head], []

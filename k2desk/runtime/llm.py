@@ -140,6 +140,39 @@ class LLM:
             usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
         return done
 
+    def first_token_logits(self, messages: list[Message], words: dict[str, list[str]],
+                           usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> dict[str, float]:
+        """The model's score for each answer in ``words`` (name -> spellings) as the first token
+        of its reply: the log-sum-exp of the raw logits of each spelling's first token. One
+        forward pass over the prompt, no sampling; the evaluated prefix is reused as in ``chat``."""
+        import numpy as np
+
+        prompt, _ = self.render(messages)
+        tokens = self.tokenize(prompt)
+        if len(tokens) >= self.n_ctx:
+            raise ModelError(f"prompt of {len(tokens)} tokens does not fit the {self.n_ctx}-token context of {self.name}")
+        with self._lock:
+            if cancel:
+                cancel.check()
+            llm = self._llm
+            keep = 0
+            for a, b in zip(llm.input_ids[: llm.n_tokens], tokens):
+                if a != b:
+                    break
+                keep += 1
+            llm.n_tokens = min(keep, len(tokens) - 1)  # the last token is always evaluated: its logits are read
+            llm.eval(tokens[llm.n_tokens:])
+            logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))  # noqa: SLF001
+            scores = {}
+            for name, spellings in words.items():
+                ids = sorted({self.tokenize(s, special=False)[0] for s in spellings})
+                vals = logits[ids].astype(np.float64)
+                scores[name] = float(vals.max() + np.log(np.exp(vals - vals.max()).sum()))
+        self.total.add(LLMUsage(1, len(tokens), 0))
+        if usage is not None:
+            usage.add(LLMUsage(1, len(tokens), 0))
+        return scores
+
     def json(self, messages: list[Message], schema: dict, max_tokens: int = 512,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> Optional[Any]:
         """A JSON value produced under ``schema``; None when the model's output does not parse

@@ -50,7 +50,7 @@ def words_for_tokens(max_tokens: int) -> int:
 _SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])")
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_STOPWORDS = frozenset("""
+STOPWORDS = frozenset("""
 a about above after again against all am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have
 having he her here hers herself him himself his how i if in into is it its itself just me more most
@@ -121,7 +121,7 @@ class ExtractiveSummarizer:
         """Centrality of each sentence (higher = more central): TextRank over the cosine graph of
         TF-IDF vectors; above ``max_graph_sentences`` the (linear) similarity to the centroid."""
         n = len(sentences)
-        tokens = [Counter(w for w in _WORD.findall(s.lower()) if w not in _STOPWORDS) for s in sentences]
+        tokens = [Counter(w for w in _WORD.findall(s.lower()) if w not in STOPWORDS) for s in sentences]
         df = Counter(w for t in tokens for w in t)
         if n == 1 or not df:
             return np.linspace(1.0, 0.0, n) if n > 1 else np.ones(1)
@@ -188,7 +188,7 @@ class LLMSummarizer:
         return drop_repeated_sentences(str(self.llm.complete(prompt, max_tokens=max_tokens)).strip())
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # generated text: any stop ends a sentence
 
 
 def drop_repeated_sentences(text: str) -> str:
@@ -196,7 +196,7 @@ def drop_repeated_sentences(text: str) -> str:
     trace of a greedy decoding loop, which small models fall into on long inputs."""
     seen: set[str] = set()
     kept = []
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in _ANY_SENTENCE_END.split(text):
         key = " ".join(sentence.casefold().split())
         if key and key not in seen:
             seen.add(key)

@@ -114,6 +114,13 @@ class DocumentStore:
         """Documents left pending or interrupted mid-way (resume after a crash)."""
         return [r[0] for r in self.db.all("SELECT id FROM documents WHERE status IN ('pending', 'processing') ORDER BY id")]
 
+    def outlets(self) -> list[str]:
+        """The distinct publishers (``meta.source``, e.g. a corpus line's outlet) of the
+        collection's documents; empty when no document records one."""
+        rows = self.db.all("SELECT DISTINCT json_extract(meta, '$.source') FROM documents "
+                           "WHERE json_valid(meta) AND json_type(meta, '$.source') = 'text' ORDER BY 1")
+        return [r[0] for r in rows if r[0]]
+
     def counts(self) -> dict[str, int]:
         return dict(self.db.all("SELECT status, count(*) FROM documents GROUP BY status"))
 

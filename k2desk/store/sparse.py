@@ -48,6 +48,14 @@ class SparseIndex:
         """The index's terms for ``text`` (lowercased, diacritics removed, porter-stemmed)."""
         return list(self._tokenize(text.encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None, include_offsets=False, include_colocated=False))  # type: ignore[arg-type]
 
+    def terms_of(self, text: str) -> list[str]:
+        """The index's terms for ``text`` as plain strings (colocated forms: the first)."""
+        return self._flat(self.terms(text))
+
+    def idf(self, terms: set[str]) -> dict[str, float]:
+        """Smoothed inverse document frequency of each term over this index's chunks."""
+        return self._idf(terms)
+
     def size(self) -> int:
         row = self.db.one(f"SELECT count(*) FROM {self.table}")
         return int(row[0]) if row else 0

@@ -75,3 +75,19 @@ def test_bad_model_files_name_the_file(tmp_path):
     bad.write_bytes(b"GGUF" + b"\0" * 64)
     with pytest.raises(ModelError, match="bad.gguf"):
         LLM(bad)
+
+
+def test_first_token_logits_read_the_next_token_whatever_the_cache(llm):
+    messages = [{"role": "user", "content": "Name one colour of the rainbow. Answer with one word."}]
+    first = llm.chat(messages, max_tokens=1)  # the greedy first token of the reply
+    words = {"greedy": [first.text], "other": ["zebra"]}
+    calls = llm.total.calls
+    scores = llm.first_token_logits(messages, words)
+    assert scores["greedy"] > scores["other"]
+    assert llm.total.calls == calls + 1
+    # the evaluated prefix is reused or dropped: the scores do not depend on what ran before (up to
+    # the float rounding of a different batch split)
+    assert llm.first_token_logits(messages, words) == pytest.approx(scores, rel=1e-2)
+    llm.chat([{"role": "user", "content": "Something else entirely."}], max_tokens=4)
+    assert llm.first_token_logits(messages, words) == pytest.approx(scores, rel=1e-2)
+    assert llm.chat(messages, max_tokens=1).text == first.text  # generation after it is unchanged

@@ -1,0 +1,74 @@
+"""The reader (methods/reader.py) through the ``evidence`` method, on a real collection with the
+real tiny model: which form each question gets, what each form reads, and when it abstains."""
+
+import json
+
+import pytest
+
+from k2desk.config import Settings
+from k2desk.engine import Engine
+from k2desk.methods.reader import CLAIM_BUDGET, READ_BUDGET
+
+ARTICLES = [
+    ("Brennwald tunnel drill stops", "Valley Post", "2023-05-02T08:00:00+00:00",
+     "The Brennwald tunnel drill stopped on Monday after water entered the shaft. "
+     "Site manager Ilse Damaschke said the crew would pump the shaft for a week. "
+     "The council had approved the tunnel budget in March."),
+    ("Council backs tunnel overrun", "Harbour Ledger", "2023-05-09T08:00:00+00:00",
+     "The Brennwald council approved a budget overrun of 4 million euros for the tunnel. "
+     "Mayor Piet Olsen said the drill would restart in June. "
+     "Residents asked for a public hearing on the tunnel costs."),
+    ("Summer fair plans", "Valley Post", "2023-05-10T08:00:00+00:00",
+     "The summer fair will take place on the market square in July. "
+     "The organisers expect two thousand visitors and a brass band."),
+]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory, models_dir):
+    home = tmp_path_factory.mktemp("reader")
+    corpus = home / "news.jsonl"
+    corpus.write_text("".join(json.dumps({"title": t, "source": s, "published_at": d, "body": b}) + "\n"
+                              for t, s, d, b in ARTICLES), encoding="utf-8")
+    settings = Settings(home=home / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="naive")
+    with Engine(settings, "news") as eng:
+        eng.index([corpus])
+        yield eng
+
+
+def test_a_question_about_an_outlet_the_collection_lacks_is_declined_without_the_model(engine):
+    llm = engine.method("evidence").ctx.llm
+    calls = llm.total.calls
+    out = engine.ask("According to an article by The Guardian, who manages the Brennwald tunnel site?", method="evidence")
+    assert out.answer == "Insufficient information. No document in this collection is from Guardian."
+    assert out.trace["reader"] == {"form": "abstain", "unknown_outlets": ["Guardian"]}
+    assert llm.total.calls == calls and out.llm.calls == 0
+
+
+def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articles(engine):
+    question = ("Does the Valley Post article report that the tunnel drill stopped after water entered the shaft, "
+                "while the Harbour Ledger article says the council approved a budget overrun?")
+    out = engine.ask(question, method="evidence")
+    assert out.answer in ("Yes.", "No.")
+    checks = out.trace["reader"]["claims"]
+    assert [c["outlets"] for c in checks] == [["Valley Post"], ["Harbour Ledger"]]
+    assert out.llm.calls == 2 * len(checks) and out.llm.completion_tokens == 0  # scores only, no generation
+    chunks = engine.docs.chunks([i for c in checks for i in c["chunk_ids"]])
+    for check in checks:  # each claim read its own outlet's articles
+        assert {chunks[i].meta["source"] for i in check["chunk_ids"]} == set(check["outlets"])
+        assert check["score"] == pytest.approx(check["with_evidence"] - check["prior"], abs=1e-3)
+    assert (out.answer == "Yes.") == all(c["score"] > 0 for c in checks)
+    llm = engine.method("evidence").ctx.llm
+    for part in out.trace["context"].split("\n\n"):
+        assert llm.count_tokens(part) <= CLAIM_BUDGET + 40  # each claim's evidence (its header besides)
+
+
+def test_an_open_question_gets_one_short_line_from_the_best_sentences(engine):
+    out = engine.ask("Who is the site manager of the Brennwald tunnel?", method="evidence")
+    assert out.trace["reader"]["form"] == "open" and out.llm.calls == 1
+    assert out.answer and "\n" not in out.answer and out.llm.completion_tokens <= 32
+    context = out.trace["context"]
+    assert context.startswith("Brennwald tunnel drill stops | Valley Post | ")
+    assert "Site manager Ilse Damaschke" in context and "brass band" not in context
+    assert out.trace["reader"]["evidence_tokens"] <= READ_BUDGET
+    assert out.sources and out.sources[0].title == "Brennwald tunnel drill stops"
