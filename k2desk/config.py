@@ -13,6 +13,7 @@ from typing import Any, Optional
 from k2desk.errors import UsageError
 
 DEFAULT_LLM = "qwen2.5-coder-0.5b"
+CHECK_LLM = "qwen2.5-coder-1.5b"  # checks yes/no claims when prepared (Settings.check_llm "auto")
 TEST_LLM = "smollm2-135m"
 DEFAULT_EMBEDDER = "all-minilm-l6-v2"
 DEFAULT_COLLECTION = "default"
@@ -59,6 +60,10 @@ class Settings:
     home: Path = field(default_factory=default_home)
     models_dir: Optional[Path] = None  # resolved in __post_init__
     llm: str = DEFAULT_LLM  # a manifest name or a path to any GGUF file
+    # the model that checks a yes/no question's claims (methods/reader.py): "auto" is CHECK_LLM
+    # when it is prepared (measured: it tells supported claims from altered ones, the 0.5B
+    # hardly does), else ``llm``; "" is always ``llm``; or a manifest name / GGUF path
+    check_llm: str = "auto"
     gpu_layers: int = -1  # -1: offload every layer when the runtime was built with a GPU backend
     threads: Optional[int] = None
     n_ctx: int = 4096

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from k2desk.config import Settings
+from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
 from k2desk.errors import UsageError
 from k2desk.graph.build import GraphStage
 from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
@@ -32,17 +32,32 @@ from k2desk.summarize_stage import SummaryStage
 GRAPH_METHODS = ("kg", "lightrag-local", "lightrag-global", "lightrag-hybrid", "coe", "mindmap")  # need a graph
 _shared_lock = threading.Lock()
 _shared_models: dict[tuple, object] = {}
+_shared_roles: dict[str, tuple] = {}  # role -> key of the model it uses
 
 
-def shared_llm(settings: Settings) -> LLM:
-    path = ModelStore(settings.models_dir).resolve_llm(settings.llm)
+def check_llm_name(settings: Settings) -> str:
+    """The model that checks yes/no claims (Settings.check_llm)."""
+    if settings.check_llm == "auto":
+        store = ModelStore(settings.models_dir)
+        prepared = CHECK_LLM in {e.name for e in store.entries} and store.path_of(store.entry(CHECK_LLM)).is_file()
+        return CHECK_LLM if prepared and settings.llm == DEFAULT_LLM else settings.llm
+    return settings.check_llm or settings.llm
+
+
+def shared_llm(settings: Settings, role: str = "llm") -> LLM:
+    """The answering model (role "llm") or the claim checker (role "check"); one model per
+    role in memory, the same one when both roles name it."""
+    name = check_llm_name(settings) if role == "check" else settings.llm
+    path = ModelStore(settings.models_dir).resolve_llm(name)
     key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
     with _shared_lock:
         if key not in _shared_models:
-            for old in [k for k in _shared_models if k[0] == "llm"]:  # one LLM in memory at a time
+            keep = {_shared_roles.get(r) for r in ("llm", "check") if r != role}
+            for old in [k for k in _shared_models if k[0] == "llm" and k not in keep]:
                 _shared_models.pop(old).close()  # type: ignore[attr-defined]
             _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
                                       threads=settings.effective_threads(), seed=settings.seed)
+        _shared_roles[role] = key
         return _shared_models[key]  # type: ignore[return-value]
 
 
@@ -135,7 +150,8 @@ class Engine:
             raise UsageError(f"method {name!r} is not available on collection {self.collection!r}: it has no knowledge graph "
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
                              "default, both or raw")
-        ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token)
+        ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
+                            check_llm_factory=lambda: shared_llm(self.settings, "check"))
         if name in ("semantic", "keyword", "hybrid", "evidence"):
             return NaiveMethod(name, ctx)
         if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph

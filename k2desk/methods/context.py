@@ -24,6 +24,7 @@ class MethodContext:
     embedder_factory: Callable[[], Embedder]
     llm_factory: Callable[[], LLM]
     on_token: Optional[Callable[[str], None]] = None  # streaming of the final answer
+    check_llm_factory: Optional[Callable[[], LLM]] = None  # the yes/no claim checker (default: llm)
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
     @property
@@ -47,7 +48,7 @@ class MethodContext:
         """The question-type-aware reader over this collection (reader.py)."""
         from k2desk.methods.reader import Reader
 
-        return Reader(self.llm, self.retriever(source).sparse, self.docs.outlets())
+        return Reader(self.llm, self.retriever(source).sparse, self.docs.outlets(), checker=self.check_llm_factory)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

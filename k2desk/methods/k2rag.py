@@ -11,11 +11,20 @@
 Two variants share this code. ``k2rag-paper`` is the flow above as published. ``k2rag`` (the
 default) is the same flow where a small model breaks it, measured in docs/eval/: the paper's
 final answer never sees a passage, only summaries of summaries, and a 0.5B model loses the names
-on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag`` the
-sub-questions retrieve raw-text passages by the measured-best ranking (Retriever.evidence_search,
-Hits@4 0.809 vs hybrid's 0.622 on the MultiHop-RAG dev slice), and the final answer reads the
-question's own best ``FINAL_PASSAGES`` passages first, then the KG summary and the summarized
-sub-answers. On a collection without a raw-text index both fall back to the paper's retrieval.
+on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
+
+* every answer goes through the question-type-aware reader (reader.py): a question naming
+  publishers the collection lacks is declined before any step; sub-answers and the final answer
+  are names or short phrases read from the best sentences (~1,000 tokens, not ~3,000);
+* the sub-questions retrieve raw-text passages by the measured-best ranking
+  (Retriever.evidence_search, Hits@4 0.809 vs hybrid's 0.622 on the MultiHop-RAG dev slice), and
+  the final answer reads the question's own best passages first, then the KG summary and the
+  summarized sub-answers;
+* a yes/no question's sub-questions are its own claims (question.claims: "Does A say X, while
+  B says Y?"), not LLM-written ones from KG chunks: each is retrieved for in its outlet's
+  articles and checked by the model's Yes/No scores, and the answer is their conjunction.
+
+On a collection without a raw-text index both variants follow the paper's retrieval.
 
 Our choices where the paper is silent: the graph and the stores of the summarized corpus are
 used when they exist (build profile), else those of the raw text; at most ``max_sub_questions``
@@ -35,6 +44,8 @@ from k2desk.graph.query import KGSearcher
 from k2desk.methods.base import Answer, Source, Timer
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
+from k2desk.methods.question import answer_form
+from k2desk.methods.reader import CLAIM_PASSAGES, Reader, Reading
 from k2desk.methods.retrieval import index_text
 from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.prompts import SUBQUESTION_PROMPT
@@ -47,7 +58,6 @@ KG_SUMMARY_TOKENS = 120
 SUB_ANSWER_SUMMARY_TOKENS = 60
 SUB_ANSWERS_SUMMARY_TOKENS = 160
 SUB_QUESTION_TOKENS = 48
-FINAL_PASSAGES = 4  # the question's own best passages in the final context (``k2rag`` only)
 
 
 class K2RAGMethod:
@@ -80,10 +90,44 @@ class K2RAGMethod:
     def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
         progress = progress_or_noop(progress)
         cancel = cancel or CancelToken()
-        ctx, settings = self.ctx, self.ctx.settings
-        llm = ctx.llm
         result = Answer(question, self.name, "")
         timer = Timer()
+        if self._evidence():
+            reader = self.ctx.reader("text")
+            reading = reader.decline(question)
+            if reading is None and answer_form(question) == "yes_no":
+                reading = self._claims(reader, question, result, timer, progress, cancel)
+            if reading is not None:
+                result.answer, result.trace = reading.answer, {"reader": reading.trace, "final_context": reading.context}
+                result.timings = timer.finish()
+                return result
+            return self._flow(question, result, timer, progress, cancel, reader)
+        return self._flow(question, result, timer, progress, cancel, None)
+
+    def _claims(self, reader: Reader, question: str, result: Answer, timer: Timer, progress: Progress,
+                cancel: CancelToken) -> Reading:
+        """A yes/no question: its claims are the sub-questions, each checked on its own evidence."""
+        retriever = self.ctx.retriever("text")
+        found: dict[int, Source] = {}
+
+        def search(claim: str, outlet: str):
+            hits = retriever.evidence_search(claim, k=CLAIM_PASSAGES, outlet=outlet)
+            for h in hits:
+                found.setdefault(h.chunk.id, h.source())
+            return hits
+
+        progress("claims", 0, 1)
+        with timer("claims"):
+            reading = reader.yes_no(question, search, usage=result.llm, cancel=cancel)
+        progress("claims", 1, 1)
+        result.sources = list(found.values())
+        return reading
+
+    def _flow(self, question: str, result: Answer, timer: Timer, progress: Progress, cancel: CancelToken,
+              reader: Optional[Reader]) -> Answer:
+        """Steps (A)-(E); ``reader`` (``k2rag``) answers the sub-questions and the question."""
+        ctx, settings = self.ctx, self.ctx.settings
+        llm = ctx.llm
         summarizer = make_summarizer(settings.summarizer, settings.models_dir, llm=MeteredLLM(llm, result.llm, cancel),
                                      threads=settings.effective_threads())
         steps = 4 + self.max_sub_questions
@@ -120,7 +164,7 @@ class K2RAGMethod:
             if not sub_questions:
                 sub_questions, pieces = [question], [""]
         # (D) hybrid retrieval (k2rag: evidence passages of the raw text), sub-answers, summaries
-        evidence = self._evidence()
+        evidence = reader is not None
         retrieval_source = "text" if evidence else self._source("chunks")
         retriever = ctx.retriever(retrieval_source)
         subs, sources = [], {}
@@ -131,13 +175,16 @@ class K2RAGMethod:
                 hits = (retriever.evidence_search(sq, k=settings.top_k) if evidence
                         else retriever.search(sq, k=settings.top_k, lam=settings.lam))
             with timer("sub_answers"):
-                completion, _ = answer(llm, sq, [index_text(h.chunk) for h in hits], settings.max_answer_tokens,
-                                       usage=result.llm, cancel=cancel)
-                sub_summary = summarize(completion.text, SUB_ANSWER_SUMMARY_TOKENS)
+                if reader is not None:
+                    sub_answer = reader.open(sq, hits, usage=result.llm, cancel=cancel).answer
+                else:
+                    sub_answer = answer(llm, sq, [index_text(h.chunk) for h in hits], settings.max_answer_tokens,
+                                        usage=result.llm, cancel=cancel)[0].text
+                sub_summary = summarize(sub_answer, SUB_ANSWER_SUMMARY_TOKENS)
             for h in hits:
                 if h.chunk.id not in sources or sources[h.chunk.id].score < h.score:
                     sources[h.chunk.id] = h.source()
-            subs.append({"question": sq, "kg_chunk": piece, "answer": completion.text, "summary": sub_summary,
+            subs.append({"question": sq, "kg_chunk": piece, "answer": sub_answer, "summary": sub_summary,
                          "sources": [{"document": h.chunk.document, "chunk_id": h.chunk.id, "score": round(h.score, 6)} for h in hits]})
         progress("final answer", steps - 1, steps)
         with timer("sub_answers_summary"):
@@ -145,15 +192,22 @@ class K2RAGMethod:
             sub_answers_summary = summarize(joined, SUB_ANSWERS_SUMMARY_TOKENS)
         # (E) final answer (k2rag: the question's best passages first)
         passages = []
-        if evidence:
+        if evidence:  # the reader picks the best sentences of the whole ranking; the paper's flow reads none
             with timer("retrieve"):
-                passages = retriever.evidence_search(question, k=settings.top_k)[:FINAL_PASSAGES]
+                passages = retriever.evidence_search(question, k=settings.top_k)
+        reader_trace = {}
         with timer("final_answer"):
-            blocks = [index_text(h.chunk) for h in passages] + [b for b in (kg_summary, sub_answers_summary) if b]
-            completion, context = answer(llm, question, blocks, settings.max_answer_tokens, usage=result.llm,
-                                         on_token=ctx.on_token, cancel=cancel)
+            summaries = [b for b in (kg_summary, sub_answers_summary) if b]
+            if reader is not None:
+                reading = reader.open(question, passages, summaries, usage=result.llm, on_token=ctx.on_token, cancel=cancel)
+                final, context, reader_trace = reading.answer, reading.context, {"reader": reading.trace}
+            else:
+                completion, context = answer(llm, question, [index_text(h.chunk) for h in passages] + summaries,
+                                             settings.max_answer_tokens, usage=result.llm, on_token=ctx.on_token,
+                                             cancel=cancel)
+                final = completion.text
         progress("final answer", steps, steps)
-        result.answer = completion.text
+        result.answer = final
         first = [h.source() for h in passages]  # what the answer read first, then the rest
         shown = {h.chunk.id for h in passages}
         result.sources = first + _merge_sources([v for i, v in sources.items() if i not in shown], kg.sources, settings.top_k)
@@ -163,7 +217,7 @@ class K2RAGMethod:
             "sub_answers_summary": sub_answers_summary,
             "final_passages": [{"document": h.chunk.document, "chunk_id": h.chunk.id, "score": round(h.score, 6)}
                                for h in passages],
-            "final_context": context,
+            "final_context": context, **reader_trace,
         }
         result.timings = timer.finish()
         return result

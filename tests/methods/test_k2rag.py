@@ -8,7 +8,7 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
-from k2desk.methods.retrieval import index_text
+from k2desk.methods.retrieval import chunk_header
 from k2desk.summarize_stage import summarize_long, summary_length
 from k2desk.runtime.summarizer import ExtractiveSummarizer
 from k2desk.progress import CancelToken
@@ -52,7 +52,13 @@ def test_k2rag_reads_the_questions_best_passages_first(engine):
     assert t["retrieval_source"] == "text"  # sub-questions retrieve raw-text evidence passages
     assert t["final_passages"] and Path(t["final_passages"][0]["document"]).name == "lighthouse.txt"
     first = engine.docs.chunks([t["final_passages"][0]["chunk_id"]])[t["final_passages"][0]["chunk_id"]]
-    assert t["final_context"].startswith(index_text(first)[:200])  # before the KG summary and sub-answers
+    # the reader's best sentences of the passages come first (under their document's line), then
+    # the KG summary and the summarized sub-answers
+    assert t["final_context"].startswith(chunk_header(first.title, first.meta) + "\n")
+    assert t["reader"]["form"] == "open" and "keeper" in t["final_context"].split("\n\n")[0].lower()
+    if t["kg_summary"]:
+        assert t["final_context"].index(t["kg_summary"][:40]) > t["final_context"].index(first.title)
+    assert all(s["answer"] and "\n" not in s["answer"] for s in t["sub_questions"])  # sub-answers: short lines
     assert [s.chunk_id for s in answer.sources[: len(t["final_passages"])]] == [p["chunk_id"] for p in t["final_passages"]]
     assert [s.chunk_id for s in engine.method("k2rag").retrieve("Who keeps the Harwick Point lighthouse?")][:1] == \
         [t["final_passages"][0]["chunk_id"]]
@@ -91,3 +97,14 @@ def test_long_documents_are_summarized_piecewise(embedder):
     out = summarize_long(Recording(), text, embedder, CancelToken())
     assert len(calls) >= 3  # pieces, then the joined partial summaries
     assert out and len(out.split()) <= summary_length(embedder.count_tokens(text))
+
+
+def test_k2rag_answers_a_yes_no_question_from_its_claims(engine):
+    question = "Does the lighthouse have a new lens, while the bread is proofed overnight?"
+    answer = engine.ask(question, method="k2rag")
+    t = answer.trace
+    assert answer.answer in ("Yes.", "No.") and t["reader"]["form"] == "yes_no"
+    assert [c["claim"] for c in t["reader"]["claims"]] == ["The lighthouse have a new lens", "The bread is proofed overnight"]
+    assert answer.llm.calls == 4 and answer.llm.completion_tokens == 0  # two scores per claim, no generation
+    assert {Path(s.document).name for s in answer.sources} == {"lighthouse.txt", "recipes.md"}
+    assert "claims" in answer.timings and "kg_search" not in answer.timings

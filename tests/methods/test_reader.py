@@ -7,7 +7,7 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
-from k2desk.methods.reader import CLAIM_BUDGET, READ_BUDGET
+from k2desk.methods.reader import CLAIM_BUDGET, CLAIM_MARGIN, READ_BUDGET
 
 ARTICLES = [
     ("Brennwald tunnel drill stops", "Valley Post", "2023-05-02T08:00:00+00:00",
@@ -57,7 +57,7 @@ def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articl
     for check in checks:  # each claim read its own outlet's articles
         assert {chunks[i].meta["source"] for i in check["chunk_ids"]} == set(check["outlets"])
         assert check["score"] == pytest.approx(check["with_evidence"] - check["prior"], abs=1e-3)
-    assert (out.answer == "Yes.") == all(c["score"] > 0 for c in checks)
+    assert (out.answer == "Yes.") == all(c["score"] > CLAIM_MARGIN for c in checks)
     llm = engine.method("evidence").ctx.llm
     for part in out.trace["context"].split("\n\n"):
         assert llm.count_tokens(part) <= CLAIM_BUDGET + 40  # each claim's evidence (its header besides)
