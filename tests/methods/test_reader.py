@@ -57,7 +57,9 @@ def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articl
     for check in checks:  # each claim read its own outlet's articles
         assert {chunks[i].meta["source"] for i in check["chunk_ids"]} == set(check["outlets"])
         assert check["score"] == pytest.approx(check["with_evidence"] - check["prior"], abs=1e-3)
-    assert (out.answer == "Yes.") == all(c["score"] > CLAIM_MARGIN for c in checks)
+    support = sum(c["score"] for c in checks) / len(checks)
+    assert out.trace["reader"]["support"] == pytest.approx(support, abs=1e-3)
+    assert (out.answer == "Yes.") == (support > CLAIM_MARGIN)
     llm = engine.method("evidence").ctx.llm
     for part in out.trace["context"].split("\n\n"):
         assert llm.count_tokens(part) <= CLAIM_BUDGET + 40  # each claim's evidence (its header besides)
