@@ -170,3 +170,15 @@ def test_index_benchmark_corpus(engine):
 
     hits = Retriever(engine.db, engine.embedder, "text").search("Fortune October 4, 2023", k=5, lam=0.0)
     assert any(h.chunk.meta.get("source") == "Fortune" for h in hits)
+
+
+def test_the_claim_checker_is_the_larger_model_only_when_prepared_and_the_default_answers(tmp_path, models_dir):
+    from k2desk.config import CHECK_LLM, DEFAULT_LLM, TEST_LLM
+    from k2desk.engine import check_llm_name
+
+    assert (models_dir / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").is_file()  # setup prepares it
+    assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir)) == CHECK_LLM
+    assert check_llm_name(Settings(home=tmp_path, models_dir=tmp_path / "empty")) == DEFAULT_LLM  # not prepared
+    assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, llm=TEST_LLM)) == TEST_LLM  # the user's model
+    assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, check_llm="")) == DEFAULT_LLM
+    assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, check_llm="/m/judge.gguf")) == "/m/judge.gguf"

@@ -53,7 +53,7 @@ def fake_store(tmp_path: Path, models: list[dict]) -> ModelStore:
 # -- the real models ------------------------------------------------------------------
 def test_default_names_are_the_non_optional_models(model_store):
     names = [e.name for e in model_store.entries if not e.optional]
-    assert names == ["smollm2-135m", "qwen2.5-coder-0.5b", "all-minilm-l6-v2"]
+    assert names == ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2"]
     assert [e.name for e in model_store.entries if e.default] == ["qwen2.5-coder-0.5b"]
 
 
@@ -183,8 +183,8 @@ def test_unprepared_models_name_the_fix(tmp_path):
         store.resolve_llm("qwen2.5-coder-0.5b")
     expected = tmp_path / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
     assert str(err.value) == f"model 'qwen2.5-coder-0.5b' is not prepared (expected {expected}); run `k2desk models prepare`"
-    with pytest.raises(ModelError, match="k2desk models prepare qwen2.5-coder-1.5b"):
-        store.resolve_llm("qwen2.5-coder-1.5b")  # optional: prepared by name
+    with pytest.raises(ModelError, match=r"model 'qwen2.5-coder-1.5b' is not prepared .*run `k2desk models prepare`"):
+        store.resolve_llm("qwen2.5-coder-1.5b")
     with pytest.raises(ModelError, match=r"embedder 'all-minilm-l6-v2' is not prepared .*k2desk models prepare"):
         store.resolve_embedder("all-minilm-l6-v2")
     assert not any(row["present"] for row in store.status())
