@@ -239,3 +239,12 @@ def quartiles(values: Iterable[Optional[float]]) -> dict[str, float]:
         return {"q1": nan, "mean": nan, "median": nan, "q3": nan}
     q1, med, q3 = np.percentile(arr, [25, 50, 75])
     return {"q1": float(q1), "mean": float(arr.mean()), "median": float(med), "q3": float(q3)}
+
+
+def auc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """Probability that a random positive outscores a random negative (ties count half);
+    NaN without both."""
+    if not positives or not negatives:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in positives for n in negatives)
+    return wins / (len(positives) * len(negatives))

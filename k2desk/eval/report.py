@@ -104,7 +104,14 @@ def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     fold_sim = [M.mean(sims[i] for i in idx) for idx in folds.values()]
     fold_acc = [M.mean(correct[i] for i in idx) for idx in folds.values()]
     gpu = [_num(r.get("gpu_mem_mb")) for r in rows if r.get("gpu_mem_mb") is not None]
+    polar = [(M.gold_polarity(str(r.get("gold", ""))), M.prediction_polarity(r.get("prediction") or ""), r.get("support"))
+             for r, j in zip(rows, judged) if j.kind == "yes_no"]
+    scored = [(g, float(sup)) for g, _, sup in polar if sup is not None]
     return {
+        # yes/no confusion (gold → predicted: yes, no, neither) and the reader's support AUC
+        **{f"yn_{g}_{p or 'none'}": float(sum(1 for gg, pp, _ in polar if gg == g and pp == p))
+           for g in ("yes", "no") for p in ("yes", "no", None)},
+        "yes_no_auc": M.auc([v for g, v in scored if g == "yes"], [v for g, v in scored if g == "no"]),
         "n": float(n),
         "errors": float(sum(1 for r in rows if r.get("error"))),
         "sim_q1": q["q1"],
@@ -234,6 +241,15 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
     out += _table(head, ([m] + _quality_cells(s["overall"]) + [
         fmt(s["overall"]["yes_no_acc"]), fmt(s["overall"]["null_acc"]), fmt(s["overall"]["halluc_answered"])]
         for m, s in summary.items()))
+
+    out += ["## Yes/no questions: gold against predicted", "",
+            "A reader that answers one polarity whatever the evidence scores the base rate; this table "
+            "shows it. AUC: how well the reader's yes/no score (its evidence support, when it records "
+            "one) separates the gold answers (0.5: no better than a coin).", ""]
+    out += _table(["Method", "gold yes → yes", "→ no", "→ neither", "gold no → yes", "→ no", "→ neither",
+                   "support AUC"],
+                  ([m] + [fmt(s["overall"][f"yn_{g}_{p}"], 0) for g in ("yes", "no") for p in ("yes", "no", "none")]
+                   + [fmt(s["overall"]["yes_no_auc"])] for m, s in summary.items()))
 
     out += [f"## K-fold spread (K={k}, Algorithm 3)", ""]
     out += _table(["Method", "non-empty folds", "Similarity mean ± sd", "Accuracy mean ± sd"], (

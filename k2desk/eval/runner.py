@@ -227,6 +227,11 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
         row["prompt_tokens"] = answer.llm.prompt_tokens
         row["completion_tokens"] = answer.llm.completion_tokens
         row["timings"] = {k: round(float(v), 4) for k, v in (answer.timings or {}).items()}
+        reader = (answer.trace or {}).get("reader") or {}
+        if reader.get("form"):
+            row["reader_form"] = reader["form"]
+        if reader.get("support") is not None:  # the yes/no decision's score: the report's AUC
+            row["support"] = reader["support"]
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

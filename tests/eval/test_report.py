@@ -92,3 +92,20 @@ def test_empty_results_still_report(tmp_path):
     assert "| semantic | 0 | n/a |" in path.read_text()
     with Image.open(tmp_path / R.SIM_PLOT) as img:
         img.verify()
+
+
+def test_yes_no_confusion_and_support_auc():
+    rows = [  # gold yes: supports 3.0, 1.0 (predicted yes, no); gold no: 2.0, 0.5, and one without a score
+        _row("y1", "k2rag", "Yes", "Yes.", 1.0, 1.0, 0, "comparison_query", support=3.0),
+        _row("y2", "k2rag", "yes", "No.", 0.0, 1.0, 0, "temporal_query", support=1.0),
+        _row("n1", "k2rag", "no", "Yes.", 0.0, 1.0, 0, "comparison_query", support=2.0),
+        _row("n2", "k2rag", "No", "No.", 1.0, 1.0, 0, "temporal_query", support=0.5),
+        _row("n3", "k2rag", "no", "Insufficient information.", 0.0, 1.0, 0, "temporal_query"),
+        _row("g1", "k2rag", "Google", "Google", 1.0, 1.0, 0, "inference_query", support=9.0),  # not yes/no
+    ]
+    s = R.group_stats(rows)
+    assert [s[f"yn_yes_{p}"] for p in ("yes", "no", "none")] == [1.0, 1.0, 0.0]
+    assert [s[f"yn_no_{p}"] for p in ("yes", "no", "none")] == [1.0, 1.0, 1.0]
+    # pairs (yes, no): (3, 2) win, (3, 0.5) win, (1, 2) loss, (1, 0.5) win → 3/4
+    assert s["yes_no_auc"] == pytest.approx(0.75)
+    assert math.isnan(R.group_stats(rows[4:])["yes_no_auc"])  # no scored yes/no pair
