@@ -1,8 +1,9 @@
-"""``--oracle``: the reader alone. The question is answered by the shared answer step
-(methods/generate.py, the same prompt and model every method's final answer uses) from the
-question's gold evidence facts, each under its article's "title | outlet | date" line, so a run
-measures reading apart from retrieval. A question without evidence (a null question) gets an
-empty context: the right answer is then to abstain."""
+"""``--oracle``: the reader alone. The question is answered by the default method's reader
+(methods/reader.py: a name from the evidence for an open question, the claims checked for a
+yes/no one) from the question's gold evidence facts, each under its article's
+"title | outlet | date" line, so a run measures reading apart from retrieval. A yes/no claim
+reads the facts of the outlets it names (all facts when it names none). A question without
+evidence (a null question) has nothing to read: the right answer is then to abstain."""
 
 from __future__ import annotations
 
@@ -10,29 +11,48 @@ from typing import Any
 
 from k2desk.eval.datasets import Question
 from k2desk.methods.base import Answer, Timer
-from k2desk.methods.generate import answer
+from k2desk.methods.question import answer_form
+from k2desk.methods.reader import Reader, Reading
 from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
+from k2desk.prompts import ABSTAIN_ANSWER
 
 ORACLE = "oracle"
 
 
+def _facts(q: Question) -> list[dict]:
+    return [e for e in q.evidence_list if isinstance(e, dict) and e.get("fact")]
+
+
+def _block(e: dict) -> str:
+    header = chunk_header(str(e.get("title") or ""), {k: e[k] for k in ("source", "published_at") if e.get(k)})
+    return f"{header}\n{e['fact']}" if header else str(e["fact"])
+
+
 def oracle_blocks(q: Question) -> list[str]:
-    blocks = []
-    for e in q.evidence_list:
-        if isinstance(e, dict) and e.get("fact"):
-            header = chunk_header(str(e.get("title") or ""), {k: e[k] for k in ("source", "published_at") if e.get(k)})
-            blocks.append(f"{header}\n{e['fact']}" if header else str(e["fact"]))
-    return blocks
+    return [_block(e) for e in _facts(q)]
 
 
 def oracle_answer(engine: Any, q: Question, cancel: CancelToken) -> Answer:
     result = Answer(q.prompt, ORACLE, "")
     timer = Timer()
+    facts = _facts(q)
+    outlets = list(dict.fromkeys(str(e["source"]) for e in facts if e.get("source")))
+    ctx = engine.method("evidence").ctx
+    reader = Reader(ctx.llm, ctx.retriever("text").sparse, outlets, checker=ctx.check_llm_factory)
+
+    def evidence(claim: str, named: list[str]) -> tuple[str, list[int]]:
+        mine = [e for e in facts if e.get("source") in named] or facts
+        return "\n\n".join(_block(e) for e in mine), []
+
     with timer("generate"):
-        completion, context = answer(engine.llm, q.prompt, oracle_blocks(q), engine.settings.max_answer_tokens,
-                                     usage=result.llm, cancel=cancel)
-    result.answer = completion.text
-    result.trace = {"context": context}
+        if not facts:
+            reading = Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain", "reason": "no evidence"})
+        elif answer_form(q.prompt) == "yes_no":
+            reading = reader.yes_no(q.prompt, evidence, usage=result.llm, cancel=cancel)
+        else:
+            reading = reader.open(q.prompt, [], oracle_blocks(q), usage=result.llm, cancel=cancel)
+    result.answer = reading.answer
+    result.trace = {"reader": reading.trace, "context": reading.context}
     result.timings = timer.finish()
     return result

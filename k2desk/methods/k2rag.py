@@ -118,7 +118,7 @@ class K2RAGMethod:
 
         progress("claims", 0, 1)
         with timer("claims"):
-            reading = reader.yes_no(question, search, usage=result.llm, cancel=cancel)
+            reading = reader.yes_no(question, reader.passages_for_claims(search), usage=result.llm, cancel=cancel)
         progress("claims", 1, 1)
         result.sources = list(found.values())
         return reading

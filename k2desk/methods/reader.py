@@ -51,6 +51,7 @@ YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 CLAIM_MARGIN = 1.75
 
 ClaimSearch = Callable[[str, str], list[Hit]]  # (claim text, outlet or "") -> ranked passages
+ClaimEvidence = Callable[[str, list[str]], tuple[str, list[int]]]  # (claim, outlets) -> (evidence, chunk ids)
 
 
 @dataclass
@@ -85,7 +86,7 @@ class Reader:
         if not hits and not any(b.strip() for b in extra_blocks):
             return Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain", "reason": "no passage matches the question"})
         if answer_form(question) == "yes_no":
-            return self.yes_no(question, claim_search, usage, cancel)
+            return self.yes_no(question, self.passages_for_claims(claim_search), usage, cancel)
         return self.open(question, hits, extra_blocks, usage, on_token, cancel)
 
     def decline(self, question: str) -> Optional[Reading]:
@@ -112,21 +113,30 @@ class Reader:
         return Reading(text, "open", context, {"form": "open", "evidence_tokens": self.llm.count_tokens(context)})
 
     # -- yes/no questions ----------------------------------------------------------------
-    def yes_no(self, question: str, claim_search: ClaimSearch, usage: Optional[LLMUsage] = None,
+    def passages_for_claims(self, claim_search: ClaimSearch) -> ClaimEvidence:
+        """A claim's evidence from the collection: the best passages of each outlet it names
+        (of any document when it names none), cut to their best sentences."""
+        def evidence(claim: str, outlets: list[str]) -> tuple[str, list[int]]:
+            found = _merge([claim_search(claim, outlet)[:CLAIM_PASSAGES] for outlet in outlets or [""]])
+            text = "\n\n".join(select_evidence(claim, found, self.sparse, self.checker.count_tokens, CLAIM_BUDGET))
+            return text, [h.chunk.id for h in found]
+        return evidence
+
+    def yes_no(self, question: str, evidence: ClaimEvidence, usage: Optional[LLMUsage] = None,
                cancel: Optional[CancelToken] = None) -> Reading:
-        """"Yes." when the evidence supports every claim of the question, else "No."."""
+        """"Yes." when the evidence supports the question's claims (on average, by more than
+        CLAIM_MARGIN), else "No."."""
         cancel = cancel or CancelToken()
         checks = []
         contexts = []
         for outlets, claim in claims(question, self.outlets):
             cancel.check()
-            found = _merge([claim_search(claim, outlet)[:CLAIM_PASSAGES] for outlet in outlets or [""]])
-            context = "\n\n".join(select_evidence(claim, found, self.sparse, self.checker.count_tokens, CLAIM_BUDGET))
+            context, chunk_ids = evidence(claim, outlets)
             with_evidence = self._score(context or CLAIM_NO_EVIDENCE, claim, usage, cancel)
             prior = self._score(CLAIM_NO_EVIDENCE, claim, usage, cancel)
             checks.append({"claim": claim, "outlets": outlets, "score": round(with_evidence - prior, 4),
                            "with_evidence": round(with_evidence, 4), "prior": round(prior, 4),
-                           "chunk_ids": [h.chunk.id for h in found]})
+                           "chunk_ids": chunk_ids})
             contexts.append(context)
         support = sum(c["score"] for c in checks) / len(checks) if checks else 0.0
         supported = support > CLAIM_MARGIN

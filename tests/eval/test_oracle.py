@@ -1,4 +1,4 @@
-"""--oracle: the reader answers from the gold evidence facts (the shared answer step, real tiny model)."""
+"""--oracle: the default method's reader answers from the gold evidence facts (real tiny model)."""
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
@@ -32,3 +32,18 @@ def test_the_reader_sees_only_the_gold_evidence(tmp_path, models_dir, tiny_llm_p
     assert a.method == ORACLE and a.answer and a.llm.calls == 1
     assert a.trace["context"].startswith("Glacier Rail opens the Brennwald Tunnel | The Meridian Post")
     assert "Freight trains" in a.trace["context"] and "generate" in a.timings
+    assert a.trace["reader"]["form"] == "open"
+
+
+def test_a_yes_no_claim_reads_its_own_outlets_facts(tmp_path, models_dir):
+    evidence = EVIDENCE[:1] + [{"title": "Freight plans", "source": "Rail Weekly", "fact": "Freight starts in January."}]
+    q = Question("q2", "Does The Meridian Post say the tunnel cost 3.1 billion francs, while Rail Weekly reports "
+                 "that freight starts in January?", "Yes", "comparison_query", evidence_list=evidence)
+    with Engine(Settings(home=tmp_path, models_dir=models_dir, llm="smollm2-135m", threads=2)) as engine:
+        a = oracle_answer(engine, q, CancelToken())
+        null = oracle_answer(engine, Question("q3", "Who?", "Insufficient information.", "null_query"), CancelToken())
+    checks = a.trace["reader"]["claims"]
+    assert a.answer in ("Yes.", "No.") and [c["outlets"] for c in checks] == [["The Meridian Post"], ["Rail Weekly"]]
+    assert a.llm.calls == 4 and a.llm.completion_tokens == 0
+    assert "3.1 billion francs" in a.trace["context"] and "Freight starts in January." in a.trace["context"]
+    assert null.answer == "Insufficient information." and null.llm.calls == 0
