@@ -40,6 +40,7 @@ from k2desk.runtime.llm import LLM
 from k2desk.store.sparse import SparseIndex
 
 READ_BUDGET = 1000  # tokens of evidence an open answer reads
+SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answers
 CLAIM_BUDGET = 300  # tokens of evidence per checked claim
 CLAIM_PASSAGES = 3  # passages a claim's evidence is selected from
 OPEN_ANSWER_TOKENS = 32
@@ -106,7 +107,7 @@ class Reader:
         blocks += [b for b in extra_blocks if b.strip()]
         messages = _open_messages("", question)
         budget = max(self.llm.budget(messages, OPEN_ANSWER_TOKENS), 0)
-        context, _ = pack_context(self.llm, blocks, min(budget, READ_BUDGET + 400 * bool(extra_blocks)))
+        context, _ = pack_context(self.llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
         completion = self.llm.chat(_open_messages(context, question), max_tokens=OPEN_ANSWER_TOKENS, usage=usage,
                                    on_token=on_token, cancel=cancel, stop=["\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
@@ -146,8 +147,8 @@ class Reader:
 
     def _score(self, context: str, claim: str, usage: Optional[LLMUsage], cancel: CancelToken) -> float:
         """logit("Yes") − logit("No") for the claim over ``context``."""
-        scores = self.checker.first_token_logits([{"role": "user", "content": CLAIM_CHECK_PROMPT.format(context=context, claim=claim)}],
-                                             YES_NO, usage=usage, cancel=cancel)
+        messages = [{"role": "user", "content": CLAIM_CHECK_PROMPT.format(context=context, claim=claim)}]
+        scores = self.checker.first_token_logits(messages, YES_NO, usage=usage, cancel=cancel)
         return scores["yes"] - scores["no"]
 
 
