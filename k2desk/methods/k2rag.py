@@ -22,7 +22,8 @@ on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
   summarized sub-answers;
 * a yes/no question's sub-questions are its own claims (question.claims: "Does A say X, while
   B says Y?"), not LLM-written ones from KG chunks: each is retrieved for in its outlet's
-  articles and checked by the model's Yes/No scores, and the answer is their conjunction.
+  articles and checked by the model's Yes/No scores, and the answer is "Yes" when their mean
+  support passes the reader's margin (reader.CLAIM_MARGIN).
 
 On a collection without a raw-text index both variants follow the paper's retrieval.
 
