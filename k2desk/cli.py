@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from k2desk import __version__
-from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.config import DEFAULT_COLLECTION, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
 from k2desk.methods.base import METHOD_NAMES
 from k2desk.progress import CancelToken
@@ -29,7 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--llm", help="model name from `k2desk models list`, or the path of any GGUF file")
     common.add_argument("--gpu-layers", type=int, help="layers to offload to the GPU (-1: all, 0: CPU only)")
     common.add_argument("--threads", type=int, help="CPU threads for the LLM and the embedder")
-    common.add_argument("--summarizer", choices=["auto", "onnx", "llm", "extractive"], help="summarizer backend")
+    common.add_argument("--summarizer", choices=SUMMARIZER_BACKENDS, help="summarizer backend (auto: ONNX when exported, "
+                        "else the LLM on a GPU, else extractive)")
+    common.add_argument("--graph-extractor", choices=GRAPH_EXTRACTORS, help="knowledge-graph extraction: fast (spaCy, no "
+                        "LLM), llm (one LLM call per chunk), auto (llm on a GPU, else fast)")
     coll = _Parser(add_help=False)
     coll.add_argument("--collection", "-c", default=DEFAULT_COLLECTION, help="collection name (default: %(default)s)")
 
@@ -81,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    flags = {k: getattr(args, k, None) for k in ("llm", "gpu_layers", "threads", "summarizer")}
+    flags = {k: getattr(args, k, None) for k in ("llm", "gpu_layers", "threads", "summarizer", "graph_extractor")}
     return Settings.load(home=getattr(args, "home", None), **flags)
 
 

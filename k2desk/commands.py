@@ -81,6 +81,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print()
     else:
         print(answer.answer)
+    note = answer.trace.get("coverage", {}).get("note")
+    if note:
+        print(note)
     print("\nSources:")
     for i, s in enumerate(answer.sources, 1):
         snippet = " ".join(s.text.split())[:160]

@@ -18,6 +18,9 @@ TEST_LLM = "smollm2-135m"
 DEFAULT_EMBEDDER = "all-minilm-l6-v2"
 DEFAULT_COLLECTION = "default"
 SUMMARIZER_BACKENDS = ("auto", "onnx", "llm", "extractive")
+# how the knowledge graph is extracted: "fast" (spaCy entities and dependency paths, no LLM),
+# "llm" (one LLM call per chunk, the paper's way: "deep"), "auto" (llm on a GPU, else fast)
+GRAPH_EXTRACTORS = ("auto", "fast", "llm")
 # Which stores indexing builds. default: raw-text vectors/FTS (naive baselines) + the K²RAG stores
 # from summaries (summary, its vectors/FTS, its graph); both: also the raw-text graph (the paper's
 # `kg` baseline as published, ~10x the LLM work of the summary graph); raw / summary: one side only;
@@ -68,7 +71,8 @@ class Settings:
     threads: Optional[int] = None
     n_ctx: int = 4096
     embedder: str = DEFAULT_EMBEDDER
-    summarizer: str = "auto"
+    summarizer: str = "auto"  # auto: an exported ONNX model, else the LLM on a GPU, else extractive
+    graph_extractor: str = "auto"  # see GRAPH_EXTRACTORS
     build_profile: str = "default"  # see BUILD_PROFILES
     lam: float = 0.8
     top_k: int = 10
@@ -82,6 +86,8 @@ class Settings:
         self.models_dir = Path(self.models_dir).expanduser()
         if self.summarizer not in SUMMARIZER_BACKENDS:
             raise UsageError(f"unknown summarizer backend {self.summarizer!r}; choose one of {', '.join(SUMMARIZER_BACKENDS)}")
+        if self.graph_extractor not in GRAPH_EXTRACTORS:
+            raise UsageError(f"unknown graph extractor {self.graph_extractor!r}; choose one of {', '.join(GRAPH_EXTRACTORS)}")
         if self.build_profile not in BUILD_PROFILES:
             raise UsageError(f"unknown build profile {self.build_profile!r}; choose one of {', '.join(BUILD_PROFILES)}")
         if not 0.0 <= self.lam <= 1.0:

@@ -14,6 +14,7 @@ from typing import Callable, Optional, Sequence
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
 from k2desk.errors import UsageError
 from k2desk.graph.build import GraphStage
+from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
 from k2desk.methods.base import METHOD_NAMES, Answer, Method
 from k2desk.methods.context import MethodContext
@@ -23,12 +24,15 @@ from k2desk.methods.naive import NaiveMethod
 from k2desk.progress import CancelToken, Progress
 from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
-from k2desk.runtime.summarizer import Summarizer, find_onnx_summarizer, make_summarizer
+from k2desk.runtime.device import graph_extractor, summarizer_backend
+from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.runtime.models import ModelStore
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.summarize_stage import SummaryStage
 
+STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
+               "graph_text": "the graph covers"}
 GRAPH_METHODS = ("kg", "lightrag-local", "lightrag-global", "lightrag-hybrid", "coe", "mindmap")  # need a graph
 _shared_lock = threading.Lock()
 _shared_models: dict[tuple, object] = {}
@@ -90,7 +94,7 @@ class Engine:
 
     def _stages(self) -> list[Stage]:
         embedder: Callable[[], Embedder] = lambda: self.embedder  # noqa: E731
-        llm: Callable[[], LLM] = lambda: self.llm  # noqa: E731
+        extractor = self._extractor
         profile = self.settings.build_profile
         stages: list[Stage] = []
         if profile in ("default", "both", "raw", "naive"):
@@ -98,17 +102,22 @@ class Engine:
         if profile in ("default", "both", "summary"):
             stages.append(SummaryStage(self.db, self._summarizer, embedder))
             stages.append(ChunkIndexStage(self.db, embedder, "summary"))
-            stages.append(GraphStage(self.db, embedder, llm, "summary"))
+            stages.append(GraphStage(self.db, embedder, extractor, "summary"))
         if profile in ("both", "raw"):
-            stages.append(GraphStage(self.db, embedder, llm, "text"))  # naive `kg` baseline, LightRAG
+            stages.append(GraphStage(self.db, embedder, extractor, "text"))  # naive `kg` baseline, LightRAG
         return stages
 
     def _summarizer(self) -> Summarizer:
-        backend = self.settings.summarizer
-        llm = self.llm if backend in ("auto", "llm") else None
-        if backend == "auto" and find_onnx_summarizer(self.settings.models_dir) is not None:
-            llm = None
+        backend = summarizer_backend(self.settings)
+        llm = self.llm if backend == "llm" else None
         return make_summarizer(backend, self.settings.models_dir, llm=llm, threads=self.settings.effective_threads())
+
+    def _extractor(self) -> Extractor:
+        if graph_extractor(self.settings) == "fast":
+            from k2desk.graph.nlp import NlpExtractor
+
+            return NlpExtractor()
+        return LLMExtractor(self.llm)
 
     # -- indexing ----------------------------------------------------------------------
     def index(self, paths: Sequence[str | Path], progress: Optional[Progress] = None,
@@ -146,6 +155,10 @@ class Engine:
     def method(self, name: str, on_token: Optional[Callable[[str], None]] = None) -> Method:
         if name not in METHOD_NAMES:
             raise UsageError(f"unknown method {name!r}; choose one of {', '.join(METHOD_NAMES)}")
+        if name in GRAPH_METHODS and not self.has_graph() and any(s.name.startswith("graph") for s in self.indexer.stages) \
+                and self.searchable():
+            raise UsageError(f"method {name!r} needs the knowledge graph, and indexing has not built it for any document yet; "
+                             "ask again once it has (semantic, keyword and hybrid answer now)")
         if name in GRAPH_METHODS and not self.has_graph():
             raise UsageError(f"method {name!r} is not available on collection {self.collection!r}: it has no knowledge graph "
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
@@ -175,14 +188,47 @@ class Engine:
         return (self.db.one("SELECT 1 FROM document_stages WHERE stage LIKE 'graph%' LIMIT 1") is not None
                 or self.db.one("SELECT 1 FROM entities LIMIT 1") is not None)
 
+    def coverage(self, method: str = "k2rag") -> dict[str, tuple[int, int]]:
+        """What ``method`` reads, built so far: stage -> (documents built, documents). Each
+        document becomes searchable when its text stage commits; the summaries and the graph
+        follow, and the methods answer from whatever is built (indexing may be running)."""
+        built = self.docs.stage_counts()
+        total = sum(n for status, n in self.docs.counts().items() if status != "failed")
+        stages = {s.name for s in self.indexer.stages}
+        if method in ("semantic", "keyword", "hybrid", "evidence"):
+            wanted = ["text"]
+        elif method in ("k2rag", "k2rag-paper"):
+            wanted = (["text"] if method == "k2rag" else []) + ["summary_index", "graph_summary"]
+        else:
+            wanted = ["graph_text" if "graph_text" in stages else "graph_summary"]
+        return {w: (built.get(w, 0), total) for w in wanted if w in stages}
+
+    def coverage_note(self, method: str = "k2rag") -> str:
+        """'' when everything ``method`` reads is built, else e.g. "Answered from what is indexed
+        so far: the graph covers 12 of 40 documents."."""
+        partial = [f"{STAGE_WORDS.get(stage, stage)} {n} of {total} documents"
+                   for stage, (n, total) in self.coverage(method).items() if n < total]
+        return f"Answered from what is indexed so far: {', '.join(partial)}." if partial else ""
+
+    def searchable(self) -> int:
+        """Documents a question can find (their passages or summaries are indexed)."""
+        built = self.docs.stage_counts()
+        return max(built.get("text", 0), built.get("summary_index", 0))
+
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:
         question = (question or "").strip()
         if not question:
             raise UsageError("the question is empty")
-        if not self.docs.counts().get("done"):
-            raise UsageError(f"collection {self.collection!r} has no indexed documents; run `k2desk index PATH` first")
-        return self.method(method, on_token).ask(question, progress=progress, cancel=cancel)
+        if not self.searchable():
+            waiting = self.docs.counts().get("pending", 0) + self.docs.counts().get("processing", 0)
+            raise UsageError(f"collection {self.collection!r} has no searchable document yet"
+                             + ("; indexing has not finished its first one" if waiting else "; run `k2desk index PATH` first"))
+        result = self.method(method, on_token).ask(question, progress=progress, cancel=cancel)
+        note = self.coverage_note(method)
+        if note:
+            result.trace["coverage"] = {"note": note, **{k: list(v) for k, v in self.coverage(method).items()}}
+        return result
 
     def close(self) -> None:
         self.db.close()

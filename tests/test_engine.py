@@ -117,6 +117,30 @@ def test_cancel_then_resume_indexes_every_document_once(engine, folder):
     assert c["chunks"] == c["vectors"] == c["fts"]
 
 
+def test_documents_answer_as_soon_as_their_text_is_indexed(tmp_path, models_dir, folder, tiny_llm_path):
+    """Progressive availability: the raw-text stage runs first for every document, so a run
+    stopped before the summaries and the graph already answers; K²RAG says what it lacked."""
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, gpu_layers=0)
+    with Engine(settings, "progressive") as engine:
+        cancel = CancelToken()
+        report = engine.index([folder], progress=lambda stage, *_: stage == "summarize" and cancel.cancel(), cancel=cancel)
+        assert report.cancelled
+        n = len(GOOD)
+        assert engine.coverage("hybrid") == {"text": (n, n)}
+        assert engine.coverage("k2rag") == {"text": (n, n), "summary_index": (0, n), "graph_summary": (0, n)}
+        question = "Who keeps the Harwick Point lighthouse?"
+        hybrid = engine.ask(question, method="hybrid")
+        assert Path(hybrid.sources[0].document).name == "lighthouse.txt" and "coverage" not in hybrid.trace
+        k2rag = engine.ask(question, method="k2rag")
+        assert k2rag.answer and Path(k2rag.sources[0].document).name == "lighthouse.txt"
+        assert k2rag.trace["coverage"]["note"] == (f"Answered from what is indexed so far: the summaries cover 0 of {n} "
+                                                   f"documents, the graph covers 0 of {n} documents.")
+        with pytest.raises(UsageError, match="indexing has not built it for any document yet"):
+            engine.ask(question, method="kg")
+        assert not engine.resume().cancelled
+        assert engine.coverage_note("k2rag") == "" and "coverage" not in engine.ask(question, method="k2rag").trace
+
+
 def test_retrieval_methods_find_the_right_document(engine, folder):
     engine.index([folder])
     from k2desk.methods.retrieval import Retriever
@@ -146,7 +170,7 @@ def test_ask_hybrid_returns_sources_from_the_right_document(engine, folder):
 
 
 def test_ask_errors_are_usage_errors(engine, folder):
-    with pytest.raises(UsageError, match="no indexed documents"):
+    with pytest.raises(UsageError, match="no searchable document yet; run `k2desk index PATH` first"):
         engine.ask("anything?", method="hybrid")
     engine.index([folder])
     with pytest.raises(UsageError, match="unknown method"):

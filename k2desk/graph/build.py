@@ -1,8 +1,9 @@
 """The graph build stage (the Stage protocol of k2desk.indexing): one per source.
 
 ``build(doc)`` chunks the document's text (source "text") or summary (source "summary") with
-the "graph" profile (300/100 tokens), runs one extraction per chunk (the cancel token is checked
-between chunks and during generation) and embeds the vectors the merged items will most likely
+the "graph" profile (300/100 tokens), extracts every chunk's entities and relations with the
+stage's extractor (spaCy, or one LLM call per chunk; the cancel token is checked between chunks
+and during generation) and embeds the vectors the merged items will most likely
 need, all outside any transaction. The writer then, in the document's transaction: clears what a
 previous build of the document left, stores the graph chunks (profile 'graph'), the mentions and
 the merged entities/relations, and (re-)embeds exactly the vectors whose text changed (those
@@ -19,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from k2desk.graph.extract import Extraction, extract
+from k2desk.graph.extract import Extraction, Extractor
 from k2desk.graph.hypernodes import Hypernodes
 from k2desk.graph.merge import merge_descriptions, merge_keywords, normalize_name
 from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
@@ -27,7 +28,6 @@ from k2desk.methods.base import LLMUsage
 from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.runtime.embedder import Embedder
-from k2desk.runtime.llm import LLM
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphStore
@@ -46,7 +46,7 @@ class GraphBuildStats:
     salvaged: int = 0  # chunks whose output was cut by max_tokens (complete items kept)
     entities: int = 0  # extracted mentions
     relations: int = 0
-    llm_seconds: float = 0.0
+    llm_seconds: float = 0.0  # extraction time (LLM or spaCy)
     write_seconds: float = 0.0
     embedded: int = 0
     usage: LLMUsage = field(default_factory=LLMUsage)
@@ -57,12 +57,13 @@ class GraphBuildStats:
 
 
 class GraphStage:
-    def __init__(self, db: Database, embedder: Callable[[], Embedder], llm: Callable[[], LLM], source: str = "text") -> None:
+    def __init__(self, db: Database, embedder: Callable[[], Embedder], extractor: Callable[[], Extractor],
+                 source: str = "text") -> None:
         if source not in ("text", "summary"):
             raise ValueError(f"unknown graph source {source!r}")
         self.db = db
         self._embedder = embedder
-        self._llm = llm
+        self._extractor = extractor
         self.source = source
         self.name = f"graph_{source}"
         self.label = "graph"
@@ -79,12 +80,9 @@ class GraphStage:
         embedder = self._embedder()
         chunks = chunk_text(self._input(doc), embedder, "graph")
         header = chunk_header(doc.title, doc.meta)
-        extractions: list[Extraction] = []
-        llm = self._llm() if chunks else None
-        for chunk in chunks:
-            cancel.check()
-            ex = extract(llm, f"{header}\n{chunk.text}" if header else chunk.text, usage=self.stats.usage, cancel=cancel)
-            extractions.append(ex)
+        extractions: list[Extraction] = (self._extractor().extract([c.text for c in chunks], header, usage=self.stats.usage,
+                                                                   cancel=cancel) if chunks else [])
+        for ex in extractions:
             self.stats.llm_seconds += ex.seconds
             self.stats.unparsed += not ex.parsed
             self.stats.salvaged += ex.salvaged

@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Optional, Protocol, Sequence
 
 from k2desk.graph.merge import ENTITY_TYPES, normalize_name
 from k2desk.methods.base import LLMUsage
@@ -113,6 +113,37 @@ def clean(value: Any, max_len: int) -> str:
 
 def extraction_messages(text: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": GRAPH_EXTRACTION_PROMPT.format(text=text)}]
+
+
+class Extractor(Protocol):
+    """What the graph stage extracts with: ``LLMExtractor`` (one LLM call per chunk, the "deep"
+    mode) or ``k2desk.graph.nlp.NlpExtractor`` (spaCy, no LLM: the "fast" mode)."""
+
+    name: str
+
+    def extract(self, texts: Sequence[str], header: str = "", usage: Optional[LLMUsage] = None,
+                cancel: Optional[CancelToken] = None) -> list[Extraction]:
+        """One extraction per chunk text; ``header`` is the document's "title | outlet | date"."""
+        ...
+
+
+class LLMExtractor:
+    """One schema-constrained LLM call per chunk (Settings.graph_extractor "llm")."""
+
+    name = "llm"
+
+    def __init__(self, llm) -> None:
+        self.llm = llm
+
+    def extract(self, texts: Sequence[str], header: str = "", usage: Optional[LLMUsage] = None,
+                cancel: Optional[CancelToken] = None) -> list[Extraction]:
+        """Each chunk is read under the document's header (names the outlet and the date)."""
+        out = []
+        for text in texts:
+            if cancel is not None:
+                cancel.check()
+            out.append(extract(self.llm, f"{header}\n{text}" if header else text, usage=usage, cancel=cancel))
+        return out
 
 
 def extract(llm, text: str, usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,

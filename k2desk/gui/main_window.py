@@ -23,7 +23,7 @@ from k2desk.gui.widgets.errors import ErrorReporter
 from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.workers import AskWorker, IndexWorker, Job, chunks_label, first_line
+from k2desk.gui.workers import AskWorker, IndexWorker, Job, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.base import METHOD_NAMES, Answer
 from k2desk.store.db import Database
@@ -152,7 +152,7 @@ class MainWindow(QMainWindow):
         finally:
             db.close()
         for d in docs:
-            detail = d.error or (chunks_label(d.n_chunks) if d.status == "done" else ", ".join(d.stages))
+            detail = document_detail(d.status, d.stages, d.n_chunks, d.error)
             table.set_status(d.key, d.status, detail)
         stored = {d.key for d in docs}
         for key, (status, detail) in self.extra_rows.get(self.collection, {}).items():

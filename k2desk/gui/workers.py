@@ -92,12 +92,7 @@ class IndexWorker(QObject):
             return
         self._last_poll = now
         for d in engine.documents():
-            if d.status == "failed":
-                detail = d.error or "failed"
-            elif d.status == "done":
-                detail = chunks_label(d.n_chunks)
-            else:
-                detail = ", ".join(d.stages)
+            detail = document_detail(d.status, d.stages, d.n_chunks, d.error)
             state = (d.status, detail)
             if self._known.get(d.key) != state:
                 self._known[d.key] = state
@@ -177,6 +172,21 @@ class Job:
 
 def chunks_label(n: int) -> str:
     return f"{n} chunk{'s' if n != 1 else ''}"
+
+
+_STAGE_LABELS = (("text", "searchable"), ("summary", "summarized"), ("graph_summary", "in the graph"),
+                 ("graph_text", "in the graph"))
+
+
+def document_detail(status: str, stages: Sequence[str], n_chunks: int, error: Optional[str] = None) -> str:
+    """A document row's detail: its reason (failed), its chunks (done), else what is built so
+    far ("searchable, summarized"), so a person sees a document answerable before its graph."""
+    if status == "failed":
+        return error or "failed"
+    if status == "done":
+        return chunks_label(n_chunks)
+    built = list(dict.fromkeys(label for stage, label in _STAGE_LABELS if stage in stages))
+    return ", ".join(built) if built else "waiting"
 
 
 def first_line(message: Optional[str]) -> str:

@@ -50,6 +50,7 @@ from k2desk.methods.reader import CLAIM_PASSAGES, Reader, Reading
 from k2desk.methods.retrieval import index_text
 from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.prompts import SUBQUESTION_PROMPT
+from k2desk.runtime.device import summarizer_backend
 from k2desk.runtime.summarizer import make_summarizer
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.chunking import chunk_text
@@ -129,7 +130,7 @@ class K2RAGMethod:
         """Steps (A)-(E); ``reader`` (``k2rag``) answers the sub-questions and the question."""
         ctx, settings = self.ctx, self.ctx.settings
         llm = ctx.llm
-        summarizer = make_summarizer(settings.summarizer, settings.models_dir, llm=MeteredLLM(llm, result.llm, cancel),
+        summarizer = make_summarizer(summarizer_backend(settings), settings.models_dir, llm=MeteredLLM(llm, result.llm, cancel),
                                      threads=settings.effective_threads())
         steps = 4 + self.max_sub_questions
 

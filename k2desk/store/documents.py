@@ -125,6 +125,11 @@ class DocumentStore:
         return dict(self.db.all("SELECT status, count(*) FROM documents GROUP BY status"))
 
     # -- stages ------------------------------------------------------------------------
+    def stage_counts(self) -> dict[str, int]:
+        """How many documents each build stage has finished on their current content."""
+        return dict(self.db.all("SELECT s.stage, count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id "
+                                "AND d.content_hash = s.content_hash WHERE d.status != 'failed' GROUP BY s.stage"))
+
     def stage_done(self, doc_id: int, stage: str, content_hash: str) -> bool:
         return self.db.one("SELECT 1 FROM document_stages WHERE document_id = ? AND stage = ? AND content_hash = ?", (doc_id, stage, content_hash)) is not None
 

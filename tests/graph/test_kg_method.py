@@ -17,8 +17,10 @@ GOOD = {"lighthouse.txt", "recipes.md", "report.pdf", "minutes.docx", "garden.ht
 
 
 def make_engine(tmp_path, models_dir, llm):
-    """Profile "raw": the raw-text vectors and the raw-text graph (the `kg` baseline's), no summaries."""
-    return Engine(Settings(home=tmp_path / "home", models_dir=models_dir, llm=llm, threads=2, build_profile="raw"), "graph")
+    """Profile "raw": the raw-text vectors and the raw-text graph (the `kg` baseline's, extracted by the
+    LLM), no summaries."""
+    return Engine(Settings(home=tmp_path / "home", models_dir=models_dir, llm=llm, threads=2, build_profile="raw",
+                           graph_extractor="llm"), "graph")
 
 
 def graph_rows(engine):

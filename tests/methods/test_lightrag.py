@@ -159,7 +159,8 @@ def test_incremental_update_extracts_only_the_new_document(tmp_path, models_dir,
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "robots.txt").write_text(DOCUMENTS["robots.txt"], encoding="utf-8")
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="raw")
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="raw",
+                        graph_extractor="llm")
     with Engine(settings, "incremental") as engine:
         assert engine.index([folder]).failed == []
         (first,) = engine.documents()

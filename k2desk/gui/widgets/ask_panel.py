@@ -136,6 +136,9 @@ class AskPanel(QWidget):
         self.meta.setText(f"{answer.method} · {total:.1f} s · {len(answer.sources)} sources · "
                           f"{answer.llm.calls} LLM call{'s' if answer.llm.calls != 1 else ''}, "
                           f"{answer.llm.completion_tokens} tokens generated")
+        note = answer.trace.get("coverage", {}).get("note") if isinstance(answer.trace, dict) else None
+        if note:  # indexing is still building what the method reads
+            self.meta.setText(f"{self.meta.text()}\n{note}")
 
     def show_error(self, message: str) -> None:
         self.set_busy(False)
