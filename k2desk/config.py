@@ -63,6 +63,9 @@ class Settings:
     home: Path = field(default_factory=default_home)
     models_dir: Optional[Path] = None  # resolved in __post_init__
     llm: str = DEFAULT_LLM  # a manifest name or a path to any GGUF file
+    # an OpenAI-compatible server that answers instead (llama-server, Ollama, LM Studio, vLLM),
+    # e.g. "http://127.0.0.1:8080"; "" = the local GGUF model. Only the address named is contacted.
+    llm_url: str = ""
     # the model that checks a yes/no question's claims (methods/reader.py): "auto" is CHECK_LLM
     # when it is prepared (measured: it tells supported claims from altered ones, the 0.5B
     # hardly does), else ``llm``; "" is always ``llm``; or a manifest name / GGUF path
@@ -86,6 +89,9 @@ class Settings:
         self.models_dir = Path(self.models_dir).expanduser()
         if self.summarizer not in SUMMARIZER_BACKENDS:
             raise UsageError(f"unknown summarizer backend {self.summarizer!r}; choose one of {', '.join(SUMMARIZER_BACKENDS)}")
+        self.llm_url = (self.llm_url or "").strip()
+        if self.llm_url and not re.match(r"^https?://[^/\s]+", self.llm_url):
+            raise UsageError(f"llm_url must be an http(s) address like http://127.0.0.1:8080, not {self.llm_url!r}")
         if self.graph_extractor not in GRAPH_EXTRACTORS:
             raise UsageError(f"unknown graph extractor {self.graph_extractor!r}; choose one of {', '.join(GRAPH_EXTRACTORS)}")
         if self.build_profile not in BUILD_PROFILES:

@@ -51,16 +51,24 @@ def check_llm_name(settings: Settings) -> str:
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
     """The answering model (role "llm") or the claim checker (role "check"); one model per
     role in memory, the same one when both roles name it."""
-    name = check_llm_name(settings) if role == "check" else settings.llm
-    path = ModelStore(settings.models_dir).resolve_llm(name)
-    key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
+    if settings.llm_url:  # a server answers and checks
+        key: tuple = ("llm", settings.llm_url, settings.n_ctx)
+    else:
+        name = check_llm_name(settings) if role == "check" else settings.llm
+        path = ModelStore(settings.models_dir).resolve_llm(name)
+        key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
     with _shared_lock:
         if key not in _shared_models:
             keep = {_shared_roles.get(r) for r in ("llm", "check") if r != role}
             for old in [k for k in _shared_models if k[0] == "llm" and k not in keep]:
                 _shared_models.pop(old).close()  # type: ignore[attr-defined]
-            _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
-                                      threads=settings.effective_threads(), seed=settings.seed)
+            if settings.llm_url:
+                from k2desk.runtime.remote import RemoteLLM
+
+                _shared_models[key] = RemoteLLM(settings.llm_url, n_ctx=settings.n_ctx)
+            else:
+                _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
+                                          threads=settings.effective_threads(), seed=settings.seed)
         _shared_roles[role] = key
         return _shared_models[key]  # type: ignore[return-value]
 

@@ -47,7 +47,9 @@ def _write_corpus(folder: Path) -> None:
 def _home(tmp_path: Path, name: str) -> Path:
     home = tmp_path / name
     home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"build_profile": "default", "summarizer": "extractive",
+    # the LLM graph extractor: stages long enough for the kills to land inside them (the fast one
+    # finishes the whole corpus before most of the planned kills)
+    (home / "settings.json").write_text(json.dumps({"build_profile": "default", "summarizer": "extractive", "graph_extractor": "llm",
                                                     "llm": "smollm2-135m", "threads": 2}))
     return home
 

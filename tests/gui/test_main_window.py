@@ -159,6 +159,28 @@ def test_resume_banner_after_the_app_was_killed(qtbot, settings, folder):
         win.close()
 
 
+def test_a_document_is_answerable_before_its_graph_and_the_answer_says_what_was_missing(qtbot, settings, folder):
+    settings = replace(settings, build_profile="default", top_k=4, max_answer_tokens=32)
+    token = CancelToken()
+    with Engine(settings, "default") as engine:  # stopped after every text stage, before summaries and graph
+        engine.index([folder], progress=lambda s, d, t: token.cancel() if s == "summarize" else None, cancel=token)
+    win = MainWindow(settings)
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        statuses = win.index_panel.documents.statuses()
+        assert {statuses[k] for k in statuses if Path(k).name in GOOD} == {("pending", "searchable")}
+        panel = win.ask_panel
+        panel.method.setCurrentIndex(panel.method.findData("k2rag"))
+        panel.question.setText("Who keeps the Harwick Point lighthouse?")
+        qtbot.mouseClick(panel.ask_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: win.ask_job is None, timeout=WAIT_MS)
+        assert win.last_answer is not None and panel.answer.toPlainText().strip()
+        assert "Answered from what is indexed so far: the summaries cover 0 of 6 documents" in panel.meta.text()
+    finally:
+        win.close()
+
+
 def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings, folder):
     settings = replace(settings, top_k=4, max_answer_tokens=32)  # a short prompt: the tiny LLM on shared cores
     with Engine(settings, "default") as engine:
@@ -212,12 +234,18 @@ def test_settings_dialog_round_trip_saves_settings_json(qtbot, window, settings)
     dialog.gpu_layers.setValue(0)
     dialog.threads.setValue(2)
     dialog.summarizer.setCurrentText("extractive")
+    dialog.graph_extractor.setCurrentText("llm")
     dialog.profile.setCurrentText("default")
+    dialog.llm_url.setText("127.0.0.1:8080")
+    dialog.accept()
+    assert dialog.isVisible() and "http(s) address" in dialog.error.text()
+    dialog.llm_url.setText(" http://127.0.0.1:8080 ")
     dialog.accept()
     assert not dialog.isVisible()
     stored = json.loads((settings.home / "settings.json").read_text(encoding="utf-8"))
     assert stored["llm"] == "smollm2-135m" and stored["gpu_layers"] == 0 and stored["threads"] == 2
     assert stored["summarizer"] == "extractive" and stored["build_profile"] == "default"
+    assert stored["graph_extractor"] == "llm" and stored["llm_url"] == "http://127.0.0.1:8080"
     assert window.settings.summarizer == "extractive"
     assert Settings.load(home=settings.home).gpu_layers == 0
 

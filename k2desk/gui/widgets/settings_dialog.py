@@ -11,7 +11,7 @@ from typing import Optional
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
-from k2desk.config import BUILD_PROFILES, SUMMARIZER_BACKENDS, Settings
+from k2desk.config import BUILD_PROFILES, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
 from k2desk.runtime.models import ModelStore
 
@@ -58,6 +58,15 @@ class SettingsDialog(QDialog):
         self.threads.setRange(0, 256)
         self.threads.setSpecialValueText("automatic")
         self.threads.setValue(settings.threads or 0)
+        self.llm_url = QLineEdit(settings.llm_url)
+        self.llm_url.setPlaceholderText("none: the model above runs here")
+        self.llm_url.setToolTip("An OpenAI-compatible server that answers instead (llama-server, Ollama, LM Studio, vLLM), "
+                                "e.g. http://127.0.0.1:8080 or your GPU machine; only this address is contacted")
+        self.graph_extractor = QComboBox()
+        self.graph_extractor.addItems(GRAPH_EXTRACTORS)
+        self.graph_extractor.setCurrentText(settings.graph_extractor)
+        self.graph_extractor.setToolTip("How the knowledge graph is extracted. fast: spaCy, no LLM (seconds); llm: one "
+                                        "LLM call per chunk (deep, slow on a CPU); auto: llm on a GPU, else fast")
         self.summarizer = QComboBox()
         self.summarizer.addItems(SUMMARIZER_BACKENDS)
         self.summarizer.setCurrentText(settings.summarizer)
@@ -65,8 +74,8 @@ class SettingsDialog(QDialog):
         self.profile.addItems(BUILD_PROFILES)
         self.profile.setCurrentText(settings.build_profile)
         self.profile.setToolTip("What indexing builds. default: raw-text index + K²RAG's summaries and graph; "
-                                "naive: raw-text index only (semantic, keyword, hybrid; no LLM work, fast); "
-                                "both: also the raw-text graph (the kg baseline; much slower)")
+                                "naive: raw-text index only (semantic, keyword, hybrid); "
+                                "both: also the raw-text graph (the kg baseline; slow with the llm graph extractor)")
         self.data_folder = QLineEdit(str(settings.home))
         browse_data = QPushButton("Browse…")
         browse_data.clicked.connect(self.browse_data)
@@ -76,9 +85,11 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.addRow("Model (GGUF)", model_row)
+        form.addRow("LLM server", self.llm_url)
         form.addRow("GPU layers", self.gpu_layers)
         form.addRow("Threads", self.threads)
         form.addRow("Summarizer", self.summarizer)
+        form.addRow("Graph extractor", self.graph_extractor)
         form.addRow("Index profile", self.profile)
         form.addRow("Data folder", data_row)
         form.addRow("Models folder", QLabel(str(settings.models_dir)))
@@ -128,9 +139,10 @@ class SettingsDialog(QDialog):
         llm = str(self.model.currentData() or self.model.currentText())
         home = Path(self.data_folder.text().strip() or str(self.settings.home)).expanduser()
         new = replace(self.settings, llm=llm, gpu_layers=self.gpu_layers.value(), threads=self.threads.value() or None,
-                      summarizer=self.summarizer.currentText(),
-                      build_profile=self.profile.currentText(), home=home)
-        ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
+                      summarizer=self.summarizer.currentText(), graph_extractor=self.graph_extractor.currentText(),
+                      llm_url=self.llm_url.text().strip(), build_profile=self.profile.currentText(), home=home)
+        if not new.llm_url:
+            ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

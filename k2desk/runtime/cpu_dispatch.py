@@ -1,0 +1,148 @@
+"""llama.cpp's CPU backend chosen at run time, for the CPU it runs on.
+
+A build with ``GGML_BACKEND_DL=ON`` + ``GGML_CPU_ALL_VARIANTS=ON`` (scripts/setup.sh) ships one
+``libggml-cpu-<level>`` library per x86 level (x64, sse42, haswell, skylakex, icelake, zen4,
+sapphirerapids, ...) and loads none by itself; llama-cpp-python does not ask it to. Each library
+scores itself against the CPU (``ggml_backend_score``: 0 = unsupported). ggml's own choice is the
+top score, but a CPU's flags can promise more than a virtual machine delivers: on this project's
+Xeon VMs the sapphirerapids (AMX) level dies with SIGILL at the first matrix product. So the
+levels are tried best first in a forked child that loads the model and evaluates a few tokens;
+the first that survives is loaded, and the choice is cached per machine and build (a file in the
+user cache folder keyed by the CPU flags and the variant set). Where ``fork`` does not exist the
+top score is loaded untried.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Optional
+
+PROBE_TOKENS = 8
+_lock = threading.Lock()
+_loaded: Optional[str] = None
+
+
+def variant_dir() -> Optional[Path]:
+    """The folder holding the ``libggml-cpu-*`` variants, or None for a build with one CPU backend."""
+    import llama_cpp
+
+    package = Path(llama_cpp.__file__).parent
+    # the wheel installs them beside the package (site-packages/bin); a bundle may keep them in lib
+    for folder in (package / "lib", package.parent / "bin"):
+        if any(folder.glob("*ggml-cpu-*")):
+            return folder
+    return None
+
+
+def ranked_variants(folder: Path) -> list[tuple[int, Path]]:
+    """(score, path) of each variant this CPU supports by its flags, best first."""
+    ranked = []
+    for path in sorted(folder.glob("*ggml-cpu-*")):
+        if path.is_symlink() or ".so." in path.name:
+            continue
+        try:
+            lib = ctypes.CDLL(str(path))
+            lib.ggml_backend_score.restype = ctypes.c_int
+            score = int(lib.ggml_backend_score())
+        except (OSError, AttributeError):
+            continue
+        if score > 0:
+            ranked.append((score, path))
+    return sorted(ranked, key=lambda item: -item[0])
+
+
+def _libggml():
+    import llama_cpp.llama_cpp  # noqa: F401 - loads libllama and, as it links it, libggml
+
+    try:  # the copy libllama linked: a wheel holds copies, not links, so libggml.so is another one
+        return ctypes.CDLL("libggml.so.0")
+    except OSError:
+        from llama_cpp._ggml import libggml
+
+        return libggml
+
+
+def _load(path: Path) -> bool:
+    lib = _libggml()
+    lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
+    return bool(lib.ggml_backend_load(str(path).encode()))
+
+
+def _survives(path: Path, model: Path) -> bool:
+    """Whether the variant evaluates tokens of ``model`` (in a forked child: a SIGILL kills the child)."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 1
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)  # llama.cpp's load messages
+            if _load(path):
+                from llama_cpp import Llama
+
+                llm = Llama(model_path=str(model), n_ctx=64, n_threads=1, n_threads_batch=1, verbose=False)
+                llm.eval(llm.tokenize(b"The lighthouse keeper wrote in her logbook")[:PROBE_TOKENS])
+                code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def _cache_file() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("k2desk", appauthor=False)) / "cpu-variant.json"
+
+
+def _machine_key(ranked: list[tuple[int, Path]]) -> str:
+    flags = ""
+    try:
+        flags = next((ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("flags")), "")
+    except OSError:
+        pass
+    names = ",".join(f"{p.name}:{p.stat().st_size}" for _, p in ranked)
+    return hashlib.sha256(f"{flags}|{names}".encode()).hexdigest()[:16]
+
+
+def load_cpu_backend(model: Path) -> str:
+    """Load the CPU backend once per process; returns what was loaded ("built in" for a plain build)."""
+    global _loaded
+    with _lock:
+        if _loaded is not None:
+            return _loaded
+        folder = variant_dir()
+        if folder is None:
+            _loaded = "built in"
+            return _loaded
+        ranked = ranked_variants(folder)
+        key = _machine_key(ranked)
+        cache = _cache_file()
+        try:
+            chosen = json.loads(cache.read_text()).get(key)
+        except (OSError, ValueError):
+            chosen = None
+        paths = {p.name: p for _, p in ranked}
+        if chosen not in paths:
+            chosen = None
+            for _, path in ranked:
+                if not hasattr(os, "fork") or _survives(path, model):
+                    chosen = path.name
+                    break
+            if chosen is not None:
+                try:
+                    cache.parent.mkdir(parents=True, exist_ok=True)
+                    cache.write_text(json.dumps({key: chosen}))
+                except OSError:
+                    pass
+        if chosen is None or not _load(paths[chosen]):
+            print("k2desk: no CPU variant of llama.cpp runs here", file=sys.stderr)
+            _loaded = "none"
+            return _loaded
+        _loaded = chosen.removeprefix("lib").split(".")[0].removeprefix("ggml-cpu-")
+        return _loaded

@@ -1,0 +1,45 @@
+"""llama.cpp's CPU backend picked at run time: the setup's build carries every x86 level, the
+LLM loads the best level that evaluates tokens here (a level this machine cannot run is skipped,
+not fatal), and the choice is cached per machine."""
+
+import json
+import os
+
+import pytest
+
+from k2desk.runtime import cpu_dispatch
+from k2desk.runtime.llm import LLM
+
+
+@pytest.fixture(scope="module")
+def folder():
+    found = cpu_dispatch.variant_dir()
+    if found is None:
+        pytest.fail("llama-cpp-python was built with one CPU backend; scripts/setup.sh builds every level "
+                    "(GGML_BACKEND_DL + GGML_CPU_ALL_VARIANTS)", pytrace=False)
+    return found
+
+
+def test_the_build_carries_every_x86_level_and_ranks_what_this_cpu_supports(folder):
+    names = {p.name.split(".")[0] for p in folder.glob("*ggml-cpu-*")}
+    assert {"libggml-cpu-x64", "libggml-cpu-haswell", "libggml-cpu-skylakex"} <= names
+    ranked = cpu_dispatch.ranked_variants(folder)
+    scores = [score for score, _ in ranked]
+    assert scores == sorted(scores, reverse=True) and all(s > 0 for s in scores)
+    assert "libggml-cpu-x64" in {p.name.split(".")[0] for _, p in ranked}  # every x86-64 CPU runs the base level
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the probe forks")
+def test_a_level_that_cannot_run_is_skipped(tmp_path, tiny_llm_path):
+    broken = tmp_path / "libggml-cpu-broken.so"
+    broken.write_bytes(b"\x7fELF not a library")
+    assert cpu_dispatch._survives(broken, tiny_llm_path) is False  # the child died, the test process did not
+
+
+def test_the_llm_runs_on_the_chosen_level_and_the_choice_is_cached(folder, tiny_llm_path):
+    llm = LLM(tiny_llm_path, n_ctx=256, threads=2)
+    ranked = [p.name for _, p in cpu_dispatch.ranked_variants(folder)]
+    assert f"libggml-cpu-{llm.cpu_backend}.so" in ranked
+    cached = json.loads(cpu_dispatch._cache_file().read_text())
+    assert f"libggml-cpu-{llm.cpu_backend}.so" in cached.values()
+    assert llm.chat([{"role": "user", "content": "Say hello."}], max_tokens=4).completion_tokens > 0
