@@ -32,7 +32,8 @@ from k2desk.methods.base import METHOD_NAMES
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 # settings that change answers: a results folder holds answers of one configuration only
-ANSWER_SETTINGS = ("llm", "embedder", "summarizer", "graph_extractor", "build_profile", "lam", "top_k", "max_answer_tokens", "n_ctx")
+ANSWER_SETTINGS = ("llm", "llm_url", "embedder", "summarizer", "graph_extractor", "build_profile", "lam", "top_k",
+                   "max_answer_tokens", "n_ctx")
 DEFAULT_METHODS = ("k2rag", "semantic", "keyword", "hybrid", "kg")
 
 EngineFactory = Callable[[str], Any]  # collection name -> Engine
