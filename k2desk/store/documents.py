@@ -126,9 +126,14 @@ class DocumentStore:
 
     # -- stages ------------------------------------------------------------------------
     def stage_counts(self) -> dict[str, int]:
-        """How many documents each build stage has finished on their current content."""
+        """How many documents each build stage has finished on their current content (a document
+        whose later stage failed keeps the stages it finished: its passages are still searchable)."""
         return dict(self.db.all("SELECT s.stage, count(*) FROM document_stages s JOIN documents d ON d.id = s.document_id "
-                                "AND d.content_hash = s.content_hash WHERE d.status != 'failed' GROUP BY s.stage"))
+                                "AND d.content_hash = s.content_hash GROUP BY s.stage"))
+
+    def readable_count(self) -> int:
+        """Documents whose text was read (those that failed at reading have no content)."""
+        return self.db.one("SELECT count(*) FROM documents WHERE content_hash != ''")[0]
 
     def stage_done(self, doc_id: int, stage: str, content_hash: str) -> bool:
         return self.db.one("SELECT 1 FROM document_stages WHERE document_id = ? AND stage = ? AND content_hash = ?", (doc_id, stage, content_hash)) is not None
