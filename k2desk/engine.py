@@ -7,6 +7,7 @@ engine of the process (switching collections does not reload a 500 MB LLM).
 
 from __future__ import annotations
 
+import atexit
 import threading
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -71,6 +72,16 @@ def shared_llm(settings: Settings, role: str = "llm") -> LLM:
                                           threads=settings.effective_threads(), seed=settings.seed)
         _shared_roles[role] = key
         return _shared_models[key]  # type: ignore[return-value]
+
+
+@atexit.register
+def close_shared_models() -> None:
+    """Free the LLMs while the interpreter is whole: llama-cpp-python's own finalizer, left to the
+    interpreter's teardown, can find its C functions already gone (seen in the frozen bundle)."""
+    with _shared_lock:
+        for key in [k for k in _shared_models if k[0] == "llm"]:
+            _shared_models.pop(key).close()  # type: ignore[attr-defined]
+        _shared_roles.clear()
 
 
 def shared_embedder(settings: Settings) -> Embedder:
