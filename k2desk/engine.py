@@ -222,11 +222,12 @@ class Engine:
             wanted = ["graph_text" if "graph_text" in stages else "graph_summary"]
         return {w: (built.get(w, 0), total) for w in wanted if w in stages}
 
-    def coverage_note(self, method: str = "k2rag") -> str:
+    def coverage_note(self, method: str = "k2rag", coverage: Optional[dict[str, tuple[int, int]]] = None) -> str:
         """'' when everything ``method`` reads is built, else e.g. "Answered from what is indexed
         so far: the graph covers 12 of 40 documents."."""
+        coverage = self.coverage(method) if coverage is None else coverage
         partial = [f"{STAGE_WORDS.get(stage, stage)} {n} of {total} documents"
-                   for stage, (n, total) in self.coverage(method).items() if n < total]
+                   for stage, (n, total) in coverage.items() if n < total]
         return f"Answered from what is indexed so far: {', '.join(partial)}." if partial else ""
 
     def searchable(self) -> int:
@@ -244,9 +245,10 @@ class Engine:
             raise UsageError(f"collection {self.collection!r} has no searchable document yet"
                              + ("; indexing has not finished its first one" if waiting else "; run `k2desk index PATH` first"))
         result = self.method(method, on_token).ask(question, progress=progress, cancel=cancel)
-        note = self.coverage_note(method)
+        coverage = self.coverage(method)
+        note = self.coverage_note(method, coverage)
         if note:
-            result.trace["coverage"] = {"note": note, **{k: list(v) for k, v in self.coverage(method).items()}}
+            result.trace["coverage"] = {"note": note, **{k: list(v) for k, v in coverage.items()}}
         return result
 
     def close(self) -> None:

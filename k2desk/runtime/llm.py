@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from k2desk.errors import Cancelled, ModelError
 from k2desk.methods.base import LLMUsage
@@ -37,7 +37,59 @@ class Completion:
     finish_reason: str = "stop"
 
 
-class LLM:
+class ChatModel:
+    """What every answering model shares, local (``LLM``) or behind a server
+    (``runtime.remote.RemoteLLM``): usage accounting, a streamed reply collected with cancel and
+    token callbacks, JSON under a schema, plain completion. Subclasses give ``chat``."""
+
+    total: LLMUsage
+
+    def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
+             schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
+             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
+             stop: Optional[list[str]] = None) -> Completion:
+        raise NotImplementedError
+
+    def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one call in the model's lifetime total and in the caller's ``usage``."""
+        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens))
+        if usage is not None:
+            usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
+
+    @staticmethod
+    def _collect(parts: Iterable[tuple[str, Optional[str]]], on_token: Optional[Callable[[str], None]],
+                 cancel: Optional[CancelToken]) -> tuple[str, str]:
+        """(text, finish reason) of a streamed reply given as (piece, finish reason) pairs; each
+        piece goes to ``on_token``; a cancel stops it between pieces."""
+        pieces: list[str] = []
+        finish = "stop"
+        for piece, reason in parts:
+            if piece:
+                pieces.append(piece)
+                if on_token:
+                    on_token(piece)
+            if reason:
+                finish = reason
+            if cancel and cancel.cancelled:
+                raise Cancelled("cancelled by the user")
+        return "".join(pieces), finish
+
+    def json(self, messages: list[Message], schema: dict, max_tokens: int = 512,
+             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> Optional[Any]:
+        """A JSON value produced under ``schema``; None when the model's output does not parse
+        (e.g. cut by ``max_tokens``) — callers treat that as "nothing extracted"."""
+        out = self.chat(messages, max_tokens=max_tokens, schema=schema, usage=usage, cancel=cancel)
+        try:
+            return json.loads(out.text)
+        except ValueError:
+            return None
+
+    def complete(self, prompt: str, max_tokens: int = 256) -> str:
+        """Plain single-turn completion (used by the LLM summarizer)."""
+        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
+
+
+class LLM(ChatModel):
     def __init__(self, model_path: Path | str, n_ctx: int = 4096, gpu_layers: int = -1,
                  threads: Optional[int] = None, seed: int = 0) -> None:
         self.path = Path(model_path)
@@ -119,30 +171,16 @@ class LLM:
                                       stop=(stop or []) + template_stop, stream=True)
         if schema is not None:
             kwargs["grammar"] = self._grammar(schema)
-        pieces: list[str] = []
-        finish = "stop"
         t0 = time.perf_counter()
         with self._lock:
             if cancel:
                 cancel.check()
-            for part in self._llm.create_completion(prompt, **kwargs):
-                choice = part["choices"][0]
-                piece = choice.get("text") or ""
-                if piece:
-                    pieces.append(piece)
-                    if on_token:
-                        on_token(piece)
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-                if cancel and cancel.cancelled:
-                    raise Cancelled("cancelled by the user")
-        text = "".join(pieces)
+            parts = ((p["choices"][0].get("text") or "", p["choices"][0].get("finish_reason"))
+                     for p in self._llm.create_completion(prompt, **kwargs))
+            text, finish = self._collect(parts, on_token, cancel)
         completion_tokens = len(self.tokenize(text, special=False)) if text else 0
-        done = Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
-        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens))
-        if usage is not None:
-            usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
-        return done
+        self._spent(usage, prompt_tokens, completion_tokens)
+        return Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
 
     def first_token_logits(self, messages: list[Message], words: dict[str, list[str]],
                            usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> dict[str, float]:
@@ -172,24 +210,8 @@ class LLM:
                 ids = sorted({self.tokenize(s, special=False)[0] for s in spellings})
                 vals = logits[ids].astype(np.float64)
                 scores[name] = float(vals.max() + np.log(np.exp(vals - vals.max()).sum()))
-        self.total.add(LLMUsage(1, len(tokens), 0))
-        if usage is not None:
-            usage.add(LLMUsage(1, len(tokens), 0))
+        self._spent(usage, len(tokens), 0)
         return scores
-
-    def json(self, messages: list[Message], schema: dict, max_tokens: int = 512,
-             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> Optional[Any]:
-        """A JSON value produced under ``schema``; None when the model's output does not parse
-        (e.g. cut by ``max_tokens``) — callers treat that as "nothing extracted"."""
-        out = self.chat(messages, max_tokens=max_tokens, schema=schema, usage=usage, cancel=cancel)
-        try:
-            return json.loads(out.text)
-        except ValueError:
-            return None
-
-    def complete(self, prompt: str, max_tokens: int = 256) -> str:
-        """Plain single-turn completion (used by the LLM summarizer)."""
-        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
 
     def _grammar(self, schema: dict):
         from llama_cpp import LlamaGrammar

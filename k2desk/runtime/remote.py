@@ -25,10 +25,10 @@ import urllib.request
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from k2desk.errors import Cancelled, ModelError
+from k2desk.errors import ModelError
 from k2desk.methods.base import LLMUsage
 from k2desk.progress import CancelToken
-from k2desk.runtime.llm import TEMPLATE_MARGIN, Completion, Message
+from k2desk.runtime.llm import TEMPLATE_MARGIN, ChatModel, Completion, Message
 
 TIMEOUT_S = 600
 TOP_LOGPROBS = 20
@@ -36,7 +36,7 @@ CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD = 8  # template tokens around one message (role markers, separators)
 
 
-class RemoteLLM:
+class RemoteLLM(ChatModel):
     def __init__(self, url: str, model: str = "", n_ctx: int = 4096, api_key: str = "") -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -135,37 +135,28 @@ class RemoteLLM:
             extra["stop"] = stop
         if schema is not None:
             extra["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
-        pieces: list[str] = []
-        finish, counted = "stop", None
+        counted: dict = {}
+
+        def parts(resp):
+            for event in _events(resp):
+                counted.update(event.get("usage") or {})
+                for choice in event.get("choices") or [{}]:  # the usage event has none: a cancel check
+                    yield (choice.get("delta") or {}).get("content") or "", choice.get("finish_reason")
+
         t0 = time.perf_counter()
         with self._lock:
             if cancel:
                 cancel.check()
             try:
                 with self._request("/v1/chat/completions", self._body(messages, max_tokens, temperature, **extra)) as resp:
-                    for event in _events(resp):
-                        if event.get("usage"):
-                            counted = event["usage"]
-                        for choice in event.get("choices") or []:
-                            piece = (choice.get("delta") or {}).get("content") or ""
-                            if piece:
-                                pieces.append(piece)
-                                if on_token:
-                                    on_token(piece)
-                            if choice.get("finish_reason"):
-                                finish = choice["finish_reason"]
-                        if cancel and cancel.cancelled:
-                            raise Cancelled("cancelled by the user")
+                    text, finish = self._collect(parts(resp), on_token, cancel)
             except urllib.error.HTTPError as exc:
                 raise ModelError(f"the LLM server at {self.base} answered {exc.code}: {_reason(exc)}") from exc
             except (urllib.error.URLError, OSError) as exc:
                 raise ModelError(f"cannot reach the LLM server at {self.base}: {getattr(exc, 'reason', exc)}") from exc
-        text = "".join(pieces)
-        prompt_tokens = int((counted or {}).get("prompt_tokens") or estimate)
-        completion_tokens = int((counted or {}).get("completion_tokens") or self.count_tokens(text))
-        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens))
-        if usage is not None:
-            usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
+        prompt_tokens = int(counted.get("prompt_tokens") or estimate)
+        completion_tokens = int(counted.get("completion_tokens") or self.count_tokens(text))
+        self._spent(usage, prompt_tokens, completion_tokens)
         return Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
 
     def first_token_logits(self, messages: list[Message], words: dict[str, list[str]],
@@ -190,22 +181,8 @@ class RemoteLLM:
             found = [lp for tok, lp in top.items() if any(tok.strip() and s.strip().startswith(tok.strip()) for s in spellings)]
             scores[name] = math.log(sum(math.exp(lp) for lp in found)) if found else floor
         counted = (reply or {}).get("usage") or {}
-        spent = LLMUsage(1, int(counted.get("prompt_tokens") or self._prompt_tokens(messages)), 0)
-        self.total.add(spent)
-        if usage is not None:
-            usage.add(spent)
+        self._spent(usage, int(counted.get("prompt_tokens") or self._prompt_tokens(messages)), 0)
         return scores
-
-    def json(self, messages: list[Message], schema: dict, max_tokens: int = 512,
-             usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None) -> Optional[Any]:
-        out = self.chat(messages, max_tokens=max_tokens, schema=schema, usage=usage, cancel=cancel)
-        try:
-            return json.loads(out.text)
-        except ValueError:
-            return None
-
-    def complete(self, prompt: str, max_tokens: int = 256) -> str:
-        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
 
     def close(self) -> None:
         self._opener = None  # type: ignore[assignment]
