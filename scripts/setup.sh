@@ -44,7 +44,7 @@ fi
 # may run it too): a static portable build of that one target, cached beside the wheels
 server_dir="$CACHE/llama-server-$LLAMA_VERSION-$flavour"
 if [ ! -x "$server_dir/llama-server" ]; then
-  echo "building llama-server $LLAMA_VERSION ($flavour; ~8 minutes on 2 cores, once; cached in $server_dir)"
+  echo "building llama-server $LLAMA_VERSION ($flavour; ~5 minutes on 2 cores, once; cached in $server_dir)"
   src=$(mktemp -d)
   .venv/bin/python -m pip download -q --no-binary :all: --no-deps "llama-cpp-python==$LLAMA_VERSION" -d "$src" 2>&1 \
     | grep -v "^WARNING: Location" || true
