@@ -168,8 +168,11 @@ class MainWindow(QMainWindow):
         return counts.get("pending", 0) + counts.get("processing", 0)
 
     def _update_status(self) -> None:
-        c = self.index_panel.documents.counts()
-        self.status.setText(f"{self.collection or 'no collection'} · {c.get('done', 0)} indexed, {c.get('failed', 0)} failed"
+        table = self.index_panel.documents
+        c = table.counts()
+        docs = sum(c.values()) - c.get("skipped", 0)
+        self.status.setText(f"{self.collection or 'no collection'} · {docs} document{'s' if docs != 1 else ''}: "
+                            f"{table.searchable()} searchable, {c.get('done', 0)} fully indexed, {c.get('failed', 0)} failed"
                             f" · model {Path(str(self.settings.llm)).name}")
 
     def _busy(self, name: str) -> bool:
@@ -227,6 +230,7 @@ class MainWindow(QMainWindow):
             self.extra_rows.setdefault(self.index_collection, {})[key] = (status, detail)
         if self.index_collection == self.collection:
             self.index_panel.documents.set_status(key, status, detail)
+            self._update_status()
 
     @Slot(object)
     def _on_index_finished(self, report: IndexReport) -> None:

@@ -104,6 +104,34 @@ def test_drop_folder_indexes_to_100_percent_and_failed_files_show_without_dialog
     assert "6 added" in window.index_panel.state.text() and "3 failed" in window.index_panel.state.text()
 
 
+def test_every_row_of_the_document_list_is_one_document_in_any_sort_order(qtbot, window, folder, settings):
+    drop(window.index_panel.drop_zone, [folder])
+    wait_index(qtbot, window)
+    report = window.last_report
+    with Engine(settings, "default") as engine:
+        stored = {d.key: d for d in engine.documents()}
+    expected = {key: ("done" if d.status == "done" else d.status, d.error) for key, d in stored.items()}
+    expected.update({path: ("skipped", reason) for path, reason in report.unsupported})
+    assert {Path(k).name for k, (s, _) in expected.items() if s == "failed"} == BAD
+    table = window.index_panel.documents
+    for column in (0, 1, 2, 3, 0):  # the user clicks each header: rows move, cells stay together
+        table.sortByColumn(column, Qt.SortOrder.DescendingOrder if column % 2 else Qt.SortOrder.AscendingOrder)
+        rows = table.rows()
+        assert len(rows) == len(expected) == len(GOOD | BAD) + 1
+        for name, label, detail, key in rows:
+            status, reason = expected[key]
+            assert name == Path(key).name
+            assert label.split(" ", 1)[1] == {"done": "done", "failed": "failed", "skipped": "skipped"}[status]
+            if status == "done":
+                assert detail == f"{stored[key].n_chunks} chunk" + ("s" if stored[key].n_chunks != 1 else "")
+            else:
+                assert detail == reason, (name, detail)
+        names_in_order = [r[0] for r in rows]
+        if column == 0:
+            assert names_in_order == sorted(names_in_order, key=str.lower)
+    assert window.status.text().startswith("default · 9 documents: 6 searchable, 6 fully indexed, 3 failed")
+
+
 def test_cancel_mid_way_then_resume_indexes_every_document_once(qtbot, window, folder):
     for i in range(24):  # enough text that embedding takes a second or more
         words = [WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(500)]

@@ -1,15 +1,24 @@
-"""The collection's documents with their indexing status (done / failed with the reason / …)."""
+"""The collection's documents with their indexing status (done / failed with the reason / …).
+
+A model/view pair: ``DocumentModel`` holds one row per document in the order they arrived and
+never moves a row; the view sorts through a ``QSortFilterProxyModel``. A status update changes
+the cells of the document's own row, whatever the sort order (a sorted ``QTreeWidget`` filled
+while it sorted could show one file's status on another's row).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Optional
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QHeaderView, QMenu, QTreeWidget, QTreeWidgetItem
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHeaderView, QMenu, QTreeView
 
 COLORS = {"done": "#1d7a3a", "failed": "#b3261e", "skipped": "#8a6d00", "pending": "#5b6775", "processing": "#2f6fdb"}
 LABELS = {"done": "✔ done", "failed": "✖ failed", "skipped": "– skipped", "pending": "… pending", "processing": "⟳ indexing"}
+KEY_ROLE = Qt.ItemDataRole.UserRole  # column 0: the document's key; column 1: its status code
 
 
 def display_name(key: str) -> str:
@@ -18,13 +27,82 @@ def display_name(key: str) -> str:
     return Path(key).name or key
 
 
-class DocumentTable(QTreeWidget):
+def location(key: str) -> str:
+    return str(Path(key).parent) if "/" in key else key
+
+
+@dataclass
+class DocumentEntry:
+    key: str
+    status: str
+    detail: str
+
+
+class DocumentModel(QAbstractTableModel):
     COLUMNS = ("Document", "Status", "Details", "Location")
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.entries: list[DocumentEntry] = []
+        self.row_of: dict[str, int] = {}
+
+    # -- Qt model ----------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.entries)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: N802, B008
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        e, col = self.entries[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (display_name(e.key), LABELS.get(e.status, e.status), e.detail, location(e.key))[col]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (e.key, None, e.detail, e.key)[col]
+        if role == Qt.ItemDataRole.ForegroundRole and col == 1:
+            return QColor(COLORS.get(e.status, "#000000"))
+        if role == KEY_ROLE:
+            return (e.key, e.status, None, None)[col]
+        return None
+
+    # -- updates -----------------------------------------------------------------------
+    def set_status(self, key: str, status: str, detail: str = "") -> None:
+        row = self.row_of.get(key)
+        if row is None:
+            row = len(self.entries)
+            self.beginInsertRows(QModelIndex(), row, row)
+            self.entries.append(DocumentEntry(key, status, detail))
+            self.row_of[key] = row
+            self.endInsertRows()
+            return
+        self.entries[row] = DocumentEntry(key, status, detail)
+        self.dataChanged.emit(self.index(row, 1), self.index(row, 2))
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.entries.clear()
+        self.row_of.clear()
+        self.endResetModel()
+
+
+class DocumentTable(QTreeView):
     remove_requested = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        self.setHeaderLabels(self.COLUMNS)
+        self.documents = DocumentModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.documents)
+        self.proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.proxy.setDynamicSortFilter(True)
+        self.setModel(self.proxy)
         self.setRootIsDecorated(False)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
@@ -35,49 +113,50 @@ class DocumentTable(QTreeWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(2, 260)
-        self.items: dict[str, QTreeWidgetItem] = {}
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
 
     def clear_all(self) -> None:
-        self.clear()
-        self.items.clear()
+        self.documents.clear()
 
     def set_status(self, key: str, status: str, detail: str = "") -> None:
-        item = self.items.get(key)
-        if item is None:
-            item = QTreeWidgetItem([display_name(key), "", "", str(Path(key).parent) if "/" in key else key])
-            item.setData(0, Qt.ItemDataRole.UserRole, key)
-            item.setToolTip(0, key)
-            self.items[key] = item
-            self.addTopLevelItem(item)
-        item.setText(1, LABELS.get(status, status))
-        item.setData(1, Qt.ItemDataRole.UserRole, status)
-        item.setText(2, detail)
-        item.setToolTip(2, detail)
-        item.setForeground(1, QBrush(QColor(COLORS.get(status, "#000000"))))
+        self.documents.set_status(key, status, detail)
 
     def status_of(self, key: str) -> tuple[str, str]:
-        item = self.items[key]
-        return item.data(1, Qt.ItemDataRole.UserRole), item.text(2)
+        e = self.documents.entries[self.documents.row_of[key]]
+        return e.status, e.detail
+
+    def rows(self) -> list[tuple[str, str, str, str]]:
+        """What the view shows, row by row in its current order: (name, status label, details, key)."""
+        m = self.proxy
+        return [(m.index(r, 0).data(), m.index(r, 1).data(), m.index(r, 2).data(), m.index(r, 0).data(KEY_ROLE))
+                for r in range(m.rowCount())]
 
     def statuses(self) -> dict[str, tuple[str, str]]:
-        """display name -> (status, detail), for tests and summaries."""
-        return {item.text(0): (item.data(1, Qt.ItemDataRole.UserRole), item.text(2)) for item in self.items.values()}
+        """display name -> (status, detail), read from the view's rows."""
+        m = self.proxy
+        return {m.index(r, 0).data(): (m.index(r, 1).data(KEY_ROLE), m.index(r, 2).data()) for r in range(m.rowCount())}
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
-        for item in self.items.values():
-            status = item.data(1, Qt.ItemDataRole.UserRole)
-            out[status] = out.get(status, 0) + 1
+        for e in self.documents.entries:
+            out[e.status] = out.get(e.status, 0) + 1
         return out
 
+    def searchable(self) -> int:
+        """Documents done, or still indexing but already searchable (their text stage is built)."""
+        return sum(1 for e in self.documents.entries
+                   if e.status == "done" or (e.status in ("pending", "processing") and "searchable" in e.detail))
+
+    def key_at(self, row: int) -> Optional[str]:
+        return self.proxy.index(row, 0).data(KEY_ROLE)
+
     def _menu(self, pos) -> None:
-        item = self.itemAt(pos)
-        if item is None:
+        index = self.indexAt(pos)
+        if not index.isValid():
             return
-        key = item.data(0, Qt.ItemDataRole.UserRole)
-        if item.data(1, Qt.ItemDataRole.UserRole) == "skipped":
+        key = self.proxy.index(index.row(), 0).data(KEY_ROLE)
+        if self.proxy.index(index.row(), 1).data(KEY_ROLE) == "skipped":
             return
         menu = QMenu(self)
         menu.addAction("Remove from the collection", lambda: self.remove_requested.emit(key))
