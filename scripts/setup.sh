@@ -68,3 +68,7 @@ cp "$server_dir/llama-server" .venv/bin/llama-server
 
 # shellcheck disable=SC2086
 .venv/bin/k2desk models prepare ${K2DESK_MODELS_TO_PREPARE:-}
+
+# the desktop app's Qt platform libraries (X11/xkb/GL): reported with the install command for this
+# distribution; installed, with Xvfb for the window tests, when setup runs as root with apt (as CI does)
+.venv/bin/python -m k2desk.gui.platform_check --install || true
