@@ -259,7 +259,7 @@ def chunk_sources(db: Database, entity_scores: dict[int, float], relation_scores
     top = sorted(chunk_score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
     rows = DocumentStore(db).chunks(c for c, _ in top)
     peak = top[0][1] if top and top[0][1] > 0 else 1.0
-    return [Source(rows[c].document, c, s / peak, rows[c].text, rows[c].title, rows[c].start_char, rows[c].end_char)
+    return [Source.of(rows[c], s / peak)
             for c, s in top if c in rows]
 
 

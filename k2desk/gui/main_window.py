@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self.index_panel.cancel_requested.connect(self.cancel_indexing)
         self.index_panel.resume_requested.connect(self.resume_indexing)
         self.index_panel.documents.remove_requested.connect(self.remove_document)
-        self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text)
+        self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
         self.graph_view = GraphView(self.open_db)
@@ -127,6 +127,16 @@ class MainWindow(QMainWindow):
             docs = DocumentStore(db)
             doc = docs.get(key)
             return docs.text(doc.id) if doc else None
+        finally:
+            db.close()
+
+    def document_meta(self, key: str) -> Optional[dict]:
+        db = self.open_db()
+        if db is None:
+            return None
+        try:
+            doc = DocumentStore(db).get(key)
+            return doc.meta if doc else None
         finally:
             db.close()
 

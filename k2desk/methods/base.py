@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Optional, Protocol
 
 from k2desk.progress import CancelToken, Progress
+from k2desk.store.documents import ChunkRow
 
 METHOD_NAMES = (
     "k2rag",
@@ -36,9 +37,18 @@ class Source:
     title: str = ""
     start_char: int = 0
     end_char: int = 0
+    page: int = 0  # the PDF page (1-based) the passage starts on; 0: the document has no pages
 
     def to_json(self) -> dict[str, Any]:
-        return {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
+        out = {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
+        if self.page:
+            out["page"] = self.page
+        return out
+
+    @classmethod
+    def of(cls, chunk: ChunkRow, score: float) -> "Source":
+        """A stored chunk as an answer's source, with its page where the document has pages."""
+        return cls(chunk.document, chunk.id, score, chunk.text, chunk.title, chunk.start_char, chunk.end_char, chunk.page)
 
 
 @dataclass

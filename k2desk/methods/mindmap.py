@@ -205,5 +205,5 @@ class MindMapMethod:
         """The ``top_k`` source chunks closest to ``vec``."""
         found = VectorIndex(self.ctx.db, "chunks").search(vec, self.top_k, source)
         rows = DocumentStore(self.ctx.db).chunks(c for c, _ in found)
-        return [Source(rows[c].document, c, s, rows[c].text, rows[c].title, rows[c].start_char, rows[c].end_char)
+        return [Source.of(rows[c], s)
                 for c, s in found if c in rows]

@@ -32,7 +32,7 @@ class Hit:
 
     def source(self) -> Source:
         c = self.chunk
-        return Source(c.document, c.id, self.score, c.text, c.title, c.start_char, c.end_char)
+        return Source.of(c, self.score)
 
 
 class Retriever:

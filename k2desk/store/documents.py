@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
 from dataclasses import dataclass, field
@@ -39,6 +40,15 @@ class ChunkRow:
     end_char: int
     text: str
     meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def page(self) -> int:
+        """The page (1-based) this chunk of a PDF's text starts on, from the reader's
+        ``page_offsets`` (page i+1 starts at offsets[i]); 0 for documents without pages."""
+        offsets = self.meta.get("page_offsets") if self.source == "text" else None
+        if not offsets:
+            return 0
+        return max(1, bisect.bisect_right(offsets, self.start_char))
 
 
 _DOC_COLS = "id, key, title, kind, meta, content_hash, status, error, updated_at"

@@ -29,7 +29,8 @@ class AskPanel(QWidget):
     ask_requested = Signal(str, str)  # question, method
     stop_requested = Signal()
 
-    def __init__(self, methods: Sequence[str], default: str, text_of: Callable[[str], Optional[str]], parent=None) -> None:
+    def __init__(self, methods: Sequence[str], default: str, text_of: Callable[[str], Optional[str]],
+                 meta_of: Callable[[str], Optional[dict]] = lambda key: None, parent=None) -> None:
         super().__init__(parent)
         self.question = QLineEdit()
         self.question.setPlaceholderText("Ask a question about this collection's documents…")
@@ -65,7 +66,7 @@ class AskPanel(QWidget):
         al.addWidget(self.answer, 1)
         al.addWidget(self.meta)
 
-        self.sources = SourcesPanel(text_of)
+        self.sources = SourcesPanel(text_of, meta_of)
         self.trace = TracePanel()
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(_boxed("Sources", self.sources))

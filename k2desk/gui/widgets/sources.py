@@ -12,6 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTextBrowser, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from k2desk.gui.widgets.page_view import PageView, page_offset
 from k2desk.methods.base import Source
 
 STOPWORDS = set("a an and are as at be by did do does for from has have how in is it of on or the to was were what "
@@ -65,9 +66,12 @@ def passage_html(document_text: Optional[str], source: Source, terms: Sequence[s
 class SourcesPanel(QWidget):
     """``set_sources(sources, question)``; clicking a source shows it in its document."""
 
-    def __init__(self, text_of: Callable[[str], Optional[str]], parent=None) -> None:
+    def __init__(self, text_of: Callable[[str], Optional[str]],
+                 meta_of: Callable[[str], Optional[dict]] = lambda key: None, parent=None) -> None:
         super().__init__(parent)
         self.text_of = text_of  # document key -> its extracted text (None if unknown)
+        self.meta_of = meta_of  # document key -> its metadata (a PDF's page offsets)
+        self.page_view: Optional[PageView] = None
         self.sources: list[Source] = []
         self.terms: list[str] = []
         self.list = QTreeWidget()
@@ -112,7 +116,7 @@ class SourcesPanel(QWidget):
         self.sources = list(sources)
         self.terms = terms_of(question)
         for i, s in enumerate(self.sources, 1):
-            name = s.title or Path(s.document).name or s.document
+            name = (s.title or Path(s.document).name or s.document) + (f", p. {s.page}" if s.page else "")
             snippet = " ".join(s.text.split())[:140]
             item = QTreeWidgetItem([str(i), name, f"{s.score:.3f}", snippet])
             item.setToolTip(1, s.document)
@@ -129,17 +133,28 @@ class SourcesPanel(QWidget):
             text = self.text_of(s.document)
         except Exception:  # noqa: BLE001 - the passage alone is still worth showing
             text = None
-        self.title.setText(f"<b>{html.escape(Path(s.document).name or s.document)}</b> · chunk {s.chunk_id} · "
+        page = f"page {s.page} · " if s.page else ""
+        self.title.setText(f"<b>{html.escape(Path(s.document).name or s.document)}</b> · {page}chunk {s.chunk_id} · "
                            f"score {s.score:.3f}")
         self.title.setToolTip(s.document)
         self.open_button.setEnabled(Path(s.document).is_file())
+        self.open_button.setText(f"Open at page {s.page}" if s.page else "Open document")
         self.viewer.setHtml(passage_html(text, s, self.terms))
         self.viewer.scrollToAnchor("passage")
 
     def open_current(self) -> None:
+        """A PDF passage opens in the app at its page, marked; anything else in the system viewer."""
         index = self.list.indexOfTopLevelItem(self.list.currentItem())
-        if 0 <= index < len(self.sources) and Path(self.sources[index].document).is_file():
-            QDesktopServices.openUrl(QUrl.fromLocalFile(self.sources[index].document))
+        if not (0 <= index < len(self.sources) and Path(self.sources[index].document).is_file()):
+            return
+        s = self.sources[index]
+        if s.page:
+            if self.page_view is not None:
+                self.page_view.close()
+            self.page_view = PageView(s, page_offset(self.meta_of(s.document), s), self)
+            self.page_view.show()
+            return
+        QDesktopServices.openUrl(QUrl.fromLocalFile(s.document))
 
     def documents(self) -> list[str]:
         return [s.document for s in self.sources]
