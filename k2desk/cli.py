@@ -4,7 +4,6 @@ expected failures print one line on stderr, never a traceback."""
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
@@ -15,7 +14,6 @@ from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
 from k2desk.methods.base import METHOD_NAMES
-from k2desk.progress import CancelToken
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true")
     d = dsub.add_parser("remove", parents=[common, coll])
     d.add_argument("path", help="a document path/key, a folder or a corpus file")
+
+    s = sub.add_parser("history", parents=[common, coll], help="the questions asked of a collection, and their answers")
+    hsub = s.add_subparsers(dest="history_command", parser_class=_Parser, required=True)
+    h = hsub.add_parser("list", parents=[common, coll])
+    h.add_argument("--json", action="store_true")
+    h = hsub.add_parser("export", parents=[common, coll], help="write them as Markdown with their sources")
+    h.add_argument("file", type=Path, help="the Markdown file to write ('-': standard output)")
+    hsub.add_parser("clear", parents=[common, coll])
 
     s = sub.add_parser("eval", parents=[common], help="evaluate methods on a benchmark folder")
     s.add_argument("bench_dir", type=Path)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Iterator
 
 from rich.console import Console
@@ -73,7 +75,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     streaming = not args.json and sys.stdout.isatty()
     on_token = (lambda t: print(t, end="", flush=True)) if streaming else None
     with Engine(settings, args.collection) as engine:
-        answer = engine.ask(args.question, method=args.method, on_token=on_token)
+        answer = engine.ask(args.question, method=args.method, on_token=on_token, remember=True)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -112,6 +114,35 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
         extra = f"  ({d.error})" if d.error else ""
         print(f"{d.status:<10} {d.kind:<5} {d.n_chunks:>4} chunks  {d.key}{extra}")
     print(f"{len(docs)} documents")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.history_markdown import history_markdown
+
+    with Engine(settings, args.collection) as engine:
+        if args.history_command == "clear":
+            print(f"removed {engine.history.clear()} questions from the history of '{args.collection}'")
+            return 0
+        entries = engine.history.list()
+    if args.history_command == "export":
+        text = history_markdown(entries, args.collection)
+        if str(args.file) == "-":
+            sys.stdout.write(text)
+        else:
+            try:
+                args.file.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise K2Error(f"cannot write {args.file}: {exc.strerror or exc}") from exc
+            print(f"wrote {len(entries)} question{'s' if len(entries) != 1 else ''} to {args.file}")
+        return 0
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=2, ensure_ascii=False))
+        return 0
+    for e in entries:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at))
+        print(f"{when}  {e.method:<10} {e.question}\n    {' '.join(e.answer.split())[:160]}")
+    print(f"{len(entries)} question{'s' if len(entries) != 1 else ''}")
     return 0
 
 

@@ -30,6 +30,7 @@ from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.runtime.models import ModelStore
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
+from k2desk.store.history import HistoryStore
 from k2desk.summarize_stage import SummaryStage
 
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
@@ -100,6 +101,7 @@ class Engine:
         self.path = settings.collection_path(collection)
         self.db = Database(self.path)
         self.docs = DocumentStore(self.db)
+        self.history = HistoryStore(self.db)
         self.indexer = Indexer(self.db, self._stages())
 
     # -- models ------------------------------------------------------------------------
@@ -236,7 +238,9 @@ class Engine:
         return max(built.get("text", 0), built.get("summary_index", 0))
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
-            cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None) -> Answer:
+            cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None,
+            remember: bool = False) -> Answer:
+        """Answer ``question`` with ``method``; ``remember`` keeps it in the collection's history."""
         question = (question or "").strip()
         if not question:
             raise UsageError("the question is empty")
@@ -249,6 +253,8 @@ class Engine:
         note = self.coverage_note(method, coverage)
         if note:
             result.trace["coverage"] = {"note": note, **{k: list(v) for k, v in coverage.items()}}
+        if remember:
+            self.history.add(result)
         return result
 
     def close(self) -> None:

@@ -45,6 +45,16 @@ def test_index_ask_json_docs(cli, tmp_path):
     assert Path(payload["sources"][0]["document"]).name == "chess_club.txt"
     assert payload["llm"]["calls"] == 1 and payload["llm"]["prompt_tokens"] > 0
 
+    history = json.loads(cli("history", "list", "--json", check=0).stdout)  # ask keeps what it answered
+    assert [(h["question"], h["method"], h["answer"]) for h in history] == [
+        ("What is the chess club's membership?", "hybrid", payload["answer"])]
+    assert [s["document"] for s in history[0]["sources"]] == [s["document"] for s in payload["sources"]]
+    assert cli("history", "export", tmp_path / "qa.md", check=0).stdout.startswith("wrote 1 question to")
+    md = (tmp_path / "qa.md").read_text(encoding="utf-8")
+    assert "## What is the chess club's membership?" in md and "`chess_club.txt`" in md
+    proc = cli("history", "export", tmp_path / "no" / "such" / "dir.md")
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1 and "cannot write" in proc.stderr
+
     listing = json.loads(cli("docs", "list", "--json", check=0).stdout)
     assert sum(d["status"] == "done" for d in listing) == 6
     assert cli("docs", "remove", folder / "recipes.md", check=0).stdout.startswith("removed ")

@@ -21,6 +21,7 @@ from k2desk.gui.widgets.collections import CollectionsPanel
 from k2desk.gui.widgets.drop_zone import local_paths
 from k2desk.gui.widgets.errors import ErrorReporter
 from k2desk.gui.widgets.graph_view import GraphView
+from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
 from k2desk.gui.workers import AskWorker, IndexWorker, Job, document_detail, first_line
@@ -28,6 +29,7 @@ from k2desk.indexing import IndexReport
 from k2desk.methods.base import METHOD_NAMES, Answer
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
+from k2desk.store.history import HistoryStore
 
 DEFAULT_METHOD = "k2rag"
 FALLBACK_METHOD = "hybrid"
@@ -64,12 +66,18 @@ class MainWindow(QMainWindow):
         self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
+        self.history_panel = HistoryPanel()
+        self.history_panel.ask_again.connect(self.ask_again)
+        self.history_panel.remove_requested.connect(self.remove_history_entry)
+        self.history_panel.clear_requested.connect(self.clear_history)
+        self.history_panel.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.graph_view = GraphView(self.open_db)
         self.graph_view.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.tabs = QTabWidget()
         self.tabs.addTab(self.index_panel, "Documents")
         self.tabs.addTab(self.ask_panel, "Ask")
         self.tabs.addTab(self.graph_view, "Graph")
+        self.tabs.addTab(self.history_panel, "History")
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.collections)
         split.addWidget(self.tabs)
@@ -171,6 +179,7 @@ class MainWindow(QMainWindow):
         running_here = self.index_job is not None and self.index_collection == self.collection
         self.index_panel.set_running(running_here, self.pending_count())
         self.graph_view.refresh_sources()
+        self.refresh_history()
         self._update_status()
 
     def pending_count(self) -> int:
@@ -315,6 +324,7 @@ class MainWindow(QMainWindow):
     def _on_answer(self, answer: Answer) -> None:
         self.last_answer = answer
         self.ask_panel.show_answer(answer)
+        self.refresh_history()
         trace = answer.trace if isinstance(answer.trace, dict) else {}
         if trace.get("entities"):
             self.graph_view.refresh_sources()
@@ -337,6 +347,39 @@ class MainWindow(QMainWindow):
         self._retire(self.ask_job)
         self.ask_job = None
         self.ask_panel.set_busy(False)
+
+    @Slot(str, str)
+    def ask_again(self, question: str, method: str) -> None:
+        panel = self.ask_panel
+        if panel.method.findData(method) >= 0:
+            panel.method.setCurrentIndex(panel.method.findData(method))
+        self.ask(question, method)
+
+    # -- history -----------------------------------------------------------------------
+    def _history(self, action: Callable[[HistoryStore], object]) -> object:
+        db = self._guard("History", self.open_db)
+        if db is None:
+            return None
+        try:
+            return self._guard("History", lambda: action(HistoryStore(db)))
+        finally:
+            db.close()
+
+    def refresh_history(self) -> None:
+        entries = self._history(lambda h: h.list()) or []
+        self.history_panel.set_entries(entries, self.collection or "")
+
+    def remove_history_entry(self, entry_id: int) -> None:
+        self._history(lambda h: h.remove(entry_id))
+        self.refresh_history()
+
+    def clear_history(self) -> None:
+        n = len(self.history_panel.entries)
+        answer = QMessageBox.question(self, "Clear history",
+                                      f"Remove all {n} questions and answers of “{self.collection}” from its history?")
+        if answer == QMessageBox.StandardButton.Yes:
+            self._history(lambda h: h.clear())
+            self.refresh_history()
 
     # -- settings ----------------------------------------------------------------------
     def open_settings(self) -> SettingsDialog:

@@ -126,7 +126,7 @@ class AskWorker(QObject):
         try:
             t0 = time.perf_counter()
             with Engine(self.settings, self.collection) as engine:
-                answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token,
+                answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token, remember=True,
                                     progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit)
             answer.timings.setdefault("wall", time.perf_counter() - t0)
             self.finished.emit(answer)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from k2desk.config import Settings
 from k2desk.methods.retrieval import Retriever
@@ -11,6 +11,9 @@ from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
+
+if TYPE_CHECKING:
+    from k2desk.methods.reader import Reader
 
 
 def graph_source(db: Database) -> str:

@@ -15,7 +15,7 @@ from k2desk.engine import Engine  # noqa: E402
 from k2desk.gui.main_window import MainWindow  # noqa: E402
 from k2desk.gui.widgets.page_view import PageView  # noqa: E402
 from tests.fixtures.make_fixtures import pdf_bytes  # noqa: E402
-from tests.gui.test_main_window import WAIT_MS, settings  # noqa: E402,F401 - the shared fixture
+from tests.gui.test_main_window import WAIT_MS  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -40,7 +40,7 @@ def pdf(tmp_path) -> Path:
     return path
 
 
-def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, settings, pdf):  # noqa: F811
+def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, settings, pdf):
     import pypdfium2 as pdfium
 
     settings = replace(settings, top_k=3, max_answer_tokens=16)

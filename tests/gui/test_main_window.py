@@ -2,7 +2,6 @@
 ONNX embedder) and the tiny LLM; workers run on their QThreads exactly as in the app."""
 
 import json
-import shutil
 import time
 import warnings
 from dataclasses import replace
@@ -30,30 +29,6 @@ BAD = {"corrupt.pdf", "binary.txt", "empty.txt"}
 WAIT_MS = 120_000
 WORDS = ("harbour ledger orchard violin granite meadow lantern falcon copper willow thunder saffron compass "
          "glacier pepper canyon ember juniper marble quartz").split()
-
-
-@pytest.fixture
-def settings(tmp_path, models_dir):
-    # one thread: llama.cpp's worker threads spin-wait, so 2 threads crawl when another LLM job shares the cores
-    # naive profile: the raw-text index only (no LLM summaries/graph at indexing) keeps these tests short
-    return Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=1, build_profile="naive")
-
-
-@pytest.fixture
-def folder(tmp_path):
-    dst = tmp_path / "docs"
-    shutil.copytree(FIXTURES / "mixed", dst)
-    return dst
-
-
-@pytest.fixture
-def window(qtbot, settings):
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    qtbot.waitExposed(win)
-    yield win
-    win.close()  # cancels and joins any running worker
 
 
 def drop(widget, paths):

@@ -1,0 +1,67 @@
+"""The questions asked of a collection and their answers (the app's History, ``k2desk history``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from k2desk.methods.base import Answer
+from k2desk.store.db import Database
+
+
+@dataclass
+class HistoryEntry:
+    id: int
+    asked_at: float
+    question: str
+    method: str
+    answer: str
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    llm: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+
+_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note"
+
+
+def _entry(row: tuple) -> HistoryEntry:
+    return HistoryEntry(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "[]"), row[6],
+                        json.loads(row[7] or "{}"), row[8])
+
+
+class HistoryStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def add(self, answer: Answer, asked_at: Optional[float] = None) -> int:
+        sources = [{**s.to_json(), "title": s.title} for s in answer.sources]
+        note = answer.trace.get("coverage", {}).get("note", "") if isinstance(answer.trace, dict) else ""
+        seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
+        with self.db.transaction():
+            self.db.execute(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            (asked_at or time.time(), answer.question, answer.method, answer.answer,
+                             json.dumps(sources, ensure_ascii=False), float(seconds),
+                             json.dumps(answer.llm.to_json()), note or ""))
+            return int(self.db.one("SELECT last_insert_rowid()")[0])
+
+    def list(self, limit: int = 10_000) -> list[HistoryEntry]:
+        """Newest first."""
+        return [_entry(r) for r in self.db.all(f"SELECT {_COLS} FROM history ORDER BY asked_at DESC, id DESC LIMIT ?",
+                                               (limit,))]
+
+    def get(self, entry_id: int) -> Optional[HistoryEntry]:
+        row = self.db.one(f"SELECT {_COLS} FROM history WHERE id = ?", (entry_id,))
+        return _entry(row) if row else None
+
+    def remove(self, entry_id: int) -> bool:
+        with self.db.transaction():
+            self.db.execute("DELETE FROM history WHERE id = ?", (entry_id,))
+            return self.db.conn.changes() > 0
+
+    def clear(self) -> int:
+        with self.db.transaction():
+            self.db.execute("DELETE FROM history")
+            return self.db.conn.changes()
