@@ -18,13 +18,14 @@ from k2desk.config import DEFAULT_COLLECTION, Settings
 from k2desk.errors import K2Error
 from k2desk.gui.widgets.ask_panel import AskPanel
 from k2desk.gui.widgets.collections import CollectionsPanel
+from k2desk.gui.widgets.compare_panel import ComparePanel
 from k2desk.gui.widgets.drop_zone import local_paths
 from k2desk.gui.widgets.errors import ErrorReporter
 from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.workers import AskWorker, IndexWorker, Job, document_detail, first_line
+from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.base import METHOD_NAMES, Answer
 from k2desk.store.db import Database
@@ -66,6 +67,9 @@ class MainWindow(QMainWindow):
         self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
+        self.compare_panel = ComparePanel(METHOD_NAMES)
+        self.compare_panel.compare_requested.connect(self.compare)
+        self.compare_panel.stop_requested.connect(self.stop_asking)
         self.history_panel = HistoryPanel()
         self.history_panel.ask_again.connect(self.ask_again)
         self.history_panel.remove_requested.connect(self.remove_history_entry)
@@ -76,6 +80,7 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.index_panel, "Documents")
         self.tabs.addTab(self.ask_panel, "Ask")
+        self.tabs.addTab(self.compare_panel, "Compare")
         self.tabs.addTab(self.graph_view, "Graph")
         self.tabs.addTab(self.history_panel, "History")
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -312,7 +317,28 @@ class MainWindow(QMainWindow):
         self.ask_job.thread.finished.connect(self._on_ask_thread_done)
         self.ask_panel.question.setText(question)
         self.ask_panel.begin(question, method)
+        self.compare_panel.set_busy(True)  # one question at a time
         self.tabs.setCurrentWidget(self.ask_panel)
+        self.ask_job.start()
+
+    @Slot(str, list)
+    def compare(self, question: str, methods: list) -> None:
+        """The same question with two or three methods, side by side (shares the one-question-at-a-time slot)."""
+        if self.ask_job is not None or self.collection is None:
+            return
+        worker = CompareWorker(self.settings, self.collection, question, methods)
+        panel = self.compare_panel
+        worker.started_method.connect(panel.show_running)
+        worker.answered.connect(panel.show_answer)
+        worker.method_failed.connect(panel.show_error)
+        worker.finished.connect(panel.finish)
+        worker.finished.connect(lambda _message: self.refresh_history())
+        self.ask_job = Job(worker)
+        self.ask_job.thread.finished.connect(self._on_ask_thread_done)
+        panel.question.setText(question)
+        panel.begin(methods)
+        self.ask_panel.set_busy(True)
+        self.tabs.setCurrentWidget(panel)
         self.ask_job.start()
 
     @Slot()
@@ -347,6 +373,7 @@ class MainWindow(QMainWindow):
         self._retire(self.ask_job)
         self.ask_job = None
         self.ask_panel.set_busy(False)
+        self.compare_panel.set_busy(False)
 
     @Slot(str, str)
     def ask_again(self, question: str, method: str) -> None:

@@ -142,10 +142,62 @@ class AskWorker(QObject):
             self.done.emit()
 
 
+class CompareWorker(QObject):
+    """Answer one question with each of ``methods`` in turn, on one engine (one LLM job at a time)."""
+
+    started_method = Signal(int, str)  # position, method
+    answered = Signal(int, object)  # position, Answer
+    method_failed = Signal(int, str)  # position, one readable line
+    finished = Signal(str)  # a one-line summary
+    done = Signal()
+
+    def __init__(self, settings: Settings, collection: str, question: str, methods: Sequence[str]) -> None:
+        super().__init__()
+        self.settings = settings
+        self.collection = collection
+        self.question = question
+        self.methods = list(methods)
+        self.cancel_token = CancelToken()
+
+    def cancel(self) -> None:
+        self.cancel_token.cancel()
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.engine import Engine
+
+        times: list[str] = []
+        try:
+            with Engine(self.settings, self.collection) as engine:
+                for i, method in enumerate(self.methods):
+                    self.cancel_token.check()
+                    self.started_method.emit(i, method)
+                    t0 = time.perf_counter()
+                    try:
+                        answer = engine.ask(self.question, method=method, cancel=self.cancel_token, remember=True)
+                    except Cancelled:
+                        raise
+                    except K2Error as exc:
+                        self.method_failed.emit(i, str(exc))
+                        continue
+                    answer.timings.setdefault("wall", time.perf_counter() - t0)
+                    times.append(f"{method} {answer.timings.get('total', answer.timings['wall']):.1f} s")
+                    self.answered.emit(i, answer)
+            self.finished.emit("Answered: " + ", ".join(times) + "." if times else "No method could answer.")
+        except Cancelled:
+            self.finished.emit("Stopped.")
+        except K2Error as exc:
+            self.finished.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001
+            self.finished.emit(_unexpected(exc))
+        finally:
+            self.done.emit()
+
+
 class Job:
     """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
 
-    def __init__(self, worker: IndexWorker | AskWorker) -> None:
+    def __init__(self, worker: IndexWorker | AskWorker | CompareWorker) -> None:
         self.worker = worker
         self.thread = QThread()
         self.thread.setObjectName(type(worker).__name__)
