@@ -8,6 +8,7 @@ engine of the process (switching collections does not reload a 500 MB LLM).
 from __future__ import annotations
 
 import atexit
+import json
 import threading
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -149,6 +150,14 @@ class Engine:
 
     def resume(self, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> IndexReport:
         return run(self.indexer, [], progress, cancel)
+
+    def watched_folders(self) -> list[str]:
+        """Folders the app re-indexes into this collection when their files change."""
+        return list(json.loads(self.db.get_meta("watched_folders") or "[]"))
+
+    def set_watched_folders(self, folders: Sequence[str]) -> None:
+        with self.db.transaction():
+            self.db.set_meta("watched_folders", json.dumps(sorted(set(map(str, folders)))))
 
     def documents(self) -> list[DocumentRow]:
         return self.docs.list()

@@ -45,6 +45,7 @@ class IndexReport:
     def summary(self) -> str:
         """One line: what happened to each document, and the chunks written."""
         resumed = f", {len(self.resumed)} resumed" if self.resumed else ""
+        resumed += f", {len(self.removed)} removed" if self.removed else ""
         return (f"{len(self.added)} added, {len(self.updated)} updated{resumed}, {len(self.skipped)} unchanged, "
                 f"{len(self.failed)} failed, {len(self.unsupported)} not supported; "
                 f"{self.chunks} chunks in {self.seconds:.1f} s")

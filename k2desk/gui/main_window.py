@@ -7,7 +7,7 @@ and keeps at most one indexing job (further drops are queued) and one question a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -25,6 +25,7 @@ from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
+from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.base import METHOD_NAMES, Answer
@@ -45,7 +46,7 @@ class MainWindow(QMainWindow):
         self.index_job: Optional[Job] = None
         self.index_collection: Optional[str] = None
         self.ask_job: Optional[Job] = None
-        self.queue: list[tuple[str, list[str]]] = []
+        self.queue: list[tuple[str, list[str], list[str]]] = []  # (collection, paths, removed paths)
         self.retired: list[Job] = []  # ended jobs, kept until their queued signals are delivered
         self.extra_rows: dict[str, dict[str, tuple[str, str]]] = {}  # per collection: rows not in the DB (skipped files)
         self.last_report: Optional[IndexReport] = None
@@ -55,15 +56,20 @@ class MainWindow(QMainWindow):
         self.resize(1280, 820)
         self.setAcceptDrops(True)
 
+        self.watcher = FolderWatcher(ignore=[settings.home])
+        self.watcher.changed.connect(self.on_watched_change)
         self.collections = CollectionsPanel(settings, busy=self._busy)
         self.collections.selected.connect(self.set_collection)
         self.collections.changed.connect(self._refresh_collection)
+        self.collections.changed.connect(self.sync_watches)
         self.collections.failed.connect(lambda m: self.errors.show("Collections", m))
         self.index_panel = IndexPanel()
         self.index_panel.paths_dropped.connect(self.index_paths)
         self.index_panel.cancel_requested.connect(self.cancel_indexing)
         self.index_panel.resume_requested.connect(self.resume_indexing)
         self.index_panel.documents.remove_requested.connect(self.remove_document)
+        self.index_panel.watch_requested.connect(self.watch_folder)
+        self.index_panel.unwatch_requested.connect(self.unwatch_folder)
         self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
@@ -97,6 +103,7 @@ class MainWindow(QMainWindow):
             self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
         if self.collection and self.index_panel.documents.counts().get("done"):
             self.tabs.setCurrentWidget(self.ask_panel)
+        self.sync_watches()
 
     def _menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -158,6 +165,7 @@ class MainWindow(QMainWindow):
         self.collection = name
         self.setWindowTitle(f"k2desk — {name}")
         self.ask_panel.reset_availability()
+        self.index_panel.set_watched(self.watcher.watched(name))
         self._refresh_collection()
 
     def _refresh_collection(self) -> None:
@@ -211,11 +219,15 @@ class MainWindow(QMainWindow):
         if self.collection is None:
             return
         self.tabs.setCurrentWidget(self.index_panel)
+        self._enqueue(self.collection, list(paths))
+
+    def _enqueue(self, collection: str, paths: list[str], removed: Sequence[str] = ()) -> None:
         if self.index_job is not None:
-            self.queue.append((self.collection, list(paths)))
-            self.statusBar().showMessage(f"queued {len(paths)} item(s); they are indexed after the current run", 8000)
+            self.queue.append((collection, paths, list(removed)))
+            self.statusBar().showMessage(f"queued {len(paths) + len(removed)} item(s); they are indexed after the "
+                                         "current run", 8000)
             return
-        self._start_index(self.collection, list(paths))
+        self._start_index(collection, paths, removed)
 
     @Slot()
     def resume_indexing(self) -> None:
@@ -229,17 +241,19 @@ class MainWindow(QMainWindow):
             self.index_job.cancel()
             self.index_panel.set_state("Cancelling… (the current document is finished or rolled back)")
 
-    def _start_index(self, collection: str, paths: list[str]) -> None:
-        worker = IndexWorker(self.settings, collection, paths)
+    def _start_index(self, collection: str, paths: list[str], removed: Sequence[str] = ()) -> None:
+        worker = IndexWorker(self.settings, collection, paths, removed)
         worker.progress.connect(self._on_index_progress)
         worker.document_status.connect(self._on_document_status)
+        worker.document_removed.connect(self._on_document_removed)
         worker.finished.connect(self._on_index_finished)
         worker.failed.connect(self._on_index_failed)
         self.index_job = Job(worker)
         self.index_collection = collection
         self.index_job.thread.finished.connect(self._on_index_thread_done)
         self.index_panel.progress.reset()
-        what = ", ".join(Path(p).name for p in paths[:3]) + (" …" if len(paths) > 3 else "") if paths else "unfinished documents"
+        named = [*paths, *removed]
+        what = ", ".join(Path(p).name for p in named[:3]) + (" …" if len(named) > 3 else "") if named else "unfinished documents"
         self.index_panel.set_state(f"Indexing {what} into “{collection}”…")
         self.index_panel.set_running(True)
         self.index_job.start()
@@ -254,6 +268,13 @@ class MainWindow(QMainWindow):
             self.extra_rows.setdefault(self.index_collection, {})[key] = (status, detail)
         if self.index_collection == self.collection:
             self.index_panel.documents.set_status(key, status, detail)
+            self._update_status()
+
+    @Slot(str)
+    def _on_document_removed(self, key: str) -> None:
+        self.extra_rows.get(self.index_collection or "", {}).pop(key, None)
+        if self.index_collection == self.collection:
+            self.index_panel.documents.remove(key)
             self._update_status()
 
     @Slot(object)
@@ -286,8 +307,7 @@ class MainWindow(QMainWindow):
         if self.collection is not None:
             self._refresh_collection()
         if self.queue:
-            collection, paths = self.queue.pop(0)
-            self._start_index(collection, paths)
+            self._start_index(*self.queue.pop(0))
 
     def remove_document(self, key: str) -> None:
         if self._busy(self.collection or ""):
@@ -302,6 +322,62 @@ class MainWindow(QMainWindow):
         self._guard("Remove document", remove)
         self.extra_rows.get(self.collection or "", {}).pop(key, None)
         self._refresh_collection()
+
+    # -- watched folders ---------------------------------------------------------------
+    def sync_watches(self) -> None:
+        """Watch every collection's watched folders (after a start, a rename, a delete, another data folder)."""
+        from k2desk.engine import Engine
+
+        wanted: dict[str, list[str]] = {}
+        for name in self.settings.list_collections():
+            def read(name: str = name) -> list[str]:
+                with Engine(self.settings, name) as engine:
+                    return engine.watched_folders()
+            wanted[name] = self._guard("Watched folders", read) or []
+        for name in list(self.watcher.folders):
+            for folder in self.watcher.watched(name):
+                if folder not in wanted.get(name, []):
+                    self.watcher.unwatch(name, folder)
+        for name, folders in wanted.items():
+            for folder in folders:
+                if Path(folder).is_dir() and folder not in self.watcher.watched(name):
+                    self.watcher.watch(name, folder)
+                    self.on_watched_change(name, [folder], [])  # catch up with changes made while not watching
+        self.index_panel.set_watched(self.watcher.watched(self.collection or ""))
+
+    def _store_watched(self, collection: str) -> None:
+        from k2desk.engine import Engine
+
+        def store() -> None:
+            with Engine(self.settings, collection) as engine:
+                engine.set_watched_folders(self.watcher.watched(collection))
+        self._guard("Watched folders", store)
+        self.index_panel.set_watched(self.watcher.watched(self.collection or ""))
+
+    @Slot(str)
+    def watch_folder(self, folder: str) -> None:
+        """Index ``folder`` into the current collection now, and again whenever its files change."""
+        if self.collection is None or not Path(folder).is_dir():
+            return
+        collection = self.collection
+        path = self._guard("Watch folder", lambda: self.watcher.watch(collection, folder))
+        if path is None:
+            return
+        self._store_watched(collection)
+        self.statusBar().showMessage(f"watching {path}: changed files are re-indexed into “{collection}”", 8000)
+        self._enqueue(collection, [str(path)])
+
+    @Slot(str)
+    def unwatch_folder(self, folder: str) -> None:
+        if self.collection is not None:
+            self.watcher.unwatch(self.collection, folder)
+            self._store_watched(self.collection)
+            self.statusBar().showMessage(f"stopped watching {folder} (its documents stay in the collection)", 8000)
+
+    @Slot(str, list, list)
+    def on_watched_change(self, collection: str, changed: list, removed: list) -> None:
+        if collection in self.settings.list_collections():
+            self._enqueue(collection, list(changed), list(removed))
 
     # -- asking ------------------------------------------------------------------------
     @Slot(str, str)
@@ -427,6 +503,8 @@ class MainWindow(QMainWindow):
             self.collections.reload()
             if not self.collections.names():
                 self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+            self.watcher.ignore = [new.home.resolve()]
+            self.sync_watches()
         self._refresh_collection()
         self.statusBar().showMessage(f"settings saved to {new.settings_file}", 8000)
 
@@ -446,6 +524,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.queue.clear()
+        self.watcher.stop()
         for job in (self.ask_job, self.index_job, *self.retired):
             if job is not None and not job.stop(15_000):  # cancel acts between units of work
                 self.statusBar().showMessage("waiting for the current step to finish…")

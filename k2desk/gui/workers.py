@@ -36,15 +36,18 @@ class IndexWorker(QObject):
 
     progress = Signal(str, int, int)  # stage, done, total
     document_status = Signal(str, str, str)  # document key, status, detail (reason, chunk count)
+    document_removed = Signal(str)  # document key (its file or folder was deleted)
     finished = Signal(object)  # IndexReport (report.cancelled tells a cancelled run)
     failed = Signal(str)  # one readable line
     done = Signal()  # always last: the thread may stop
 
-    def __init__(self, settings: Settings, collection: str, paths: Sequence[str | Path] = ()) -> None:
+    def __init__(self, settings: Settings, collection: str, paths: Sequence[str | Path] = (),
+                 removed: Sequence[str | Path] = ()) -> None:
         super().__init__()
         self.settings = settings
         self.collection = collection
         self.paths = [Path(p) for p in paths]
+        self.removed = [str(p) for p in removed]  # deleted files or folders: their documents go
         self.cancel_token = CancelToken()
         self._known: dict[str, tuple[str, str]] = {}
         self._last_poll = 0.0
@@ -58,14 +61,19 @@ class IndexWorker(QObject):
 
         try:
             with Engine(self.settings, self.collection) as engine:
+                gone = [key for path in self.removed for key in engine.remove(path)]
+                for key in gone:
+                    self._known.pop(key, None)
+                    self.document_removed.emit(key)
                 self._poll(engine, force=True)
 
                 def on_progress(stage: str, done: int, total: int) -> None:
                     self.progress.emit(stage, done, total)
                     self._poll(engine)
 
-                if self.paths:
+                if self.paths or self.removed:
                     report = engine.index(self.paths, progress=on_progress, cancel=self.cancel_token)
+                    report.removed.extend(gone)
                 else:
                     report = engine.resume(progress=on_progress, cancel=self.cancel_token)
                 self._poll(engine, force=True)

@@ -85,6 +85,15 @@ class DocumentModel(QAbstractTableModel):
         self.entries[row] = DocumentEntry(key, status, detail)
         self.dataChanged.emit(self.index(row, 1), self.index(row, 2))
 
+    def remove(self, key: str) -> None:
+        row = self.row_of.get(key)
+        if row is None:
+            return
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self.entries[row]
+        self.row_of = {e.key: i for i, e in enumerate(self.entries)}
+        self.endRemoveRows()
+
     def clear(self) -> None:
         self.beginResetModel()
         self.entries.clear()
@@ -121,6 +130,9 @@ class DocumentTable(QTreeView):
 
     def set_status(self, key: str, status: str, detail: str = "") -> None:
         self.documents.set_status(key, status, detail)
+
+    def remove(self, key: str) -> None:
+        self.documents.remove(key)
 
     def status_of(self, key: str) -> tuple[str, str]:
         e = self.documents.entries[self.documents.row_of[key]]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from k2desk.gui.widgets.documents import DocumentTable
 from k2desk.gui.widgets.drop_zone import DropZone
@@ -32,6 +34,8 @@ class IndexPanel(QWidget):
     paths_dropped = Signal(list)
     cancel_requested = Signal()
     resume_requested = Signal()
+    watch_requested = Signal(str)  # a folder to index now and re-index on every change
+    unwatch_requested = Signal(str)
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -52,11 +56,25 @@ class IndexPanel(QWidget):
         controls.addWidget(self.state, 1)
         controls.addWidget(self.cancel_button)
         controls.addWidget(self.resume_button)
+        self.watched: list[str] = []
+        self.watch_label = QLabel("")
+        self.watch_label.setWordWrap(True)
+        self.watch_button = QPushButton("Watch a folder…")
+        self.watch_button.setToolTip("Index a folder now and re-index its files whenever they change")
+        self.watch_button.clicked.connect(self.choose_watch)
+        self.unwatch_button = QPushButton("Stop watching…")
+        self.unwatch_button.clicked.connect(self.choose_unwatch)
+        watch_row = QHBoxLayout()
+        watch_row.addWidget(self.watch_label, 1)
+        watch_row.addWidget(self.watch_button)
+        watch_row.addWidget(self.unwatch_button)
+        self.set_watched([])
         self.documents = DocumentTable()
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(self.drop_zone)
         layout.addLayout(controls)
+        layout.addLayout(watch_row)
         layout.addWidget(self.progress)
         layout.addWidget(self.documents, 1)
 
@@ -67,3 +85,24 @@ class IndexPanel(QWidget):
 
     def set_state(self, text: str) -> None:
         self.state.setText(text)
+
+    def set_watched(self, folders: list[str]) -> None:
+        self.watched = list(folders)
+        names = ", ".join(f"<b>{Path(f).name or f}</b>" for f in folders)
+        self.watch_label.setText(f"Watching {names}: changed files are re-indexed" if folders
+                                 else "No watched folder: drop documents, or watch a folder to keep it indexed.")
+        self.watch_label.setToolTip("\n".join(folders))
+        self.unwatch_button.setEnabled(bool(folders))
+
+    def choose_watch(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Watch a folder: index it and keep it indexed")
+        if folder:
+            self.watch_requested.emit(folder)
+
+    def choose_unwatch(self) -> None:
+        if len(self.watched) == 1:
+            self.unwatch_requested.emit(self.watched[0])
+            return
+        folder, ok = QInputDialog.getItem(self, "Stop watching", "Folder:", self.watched, 0, False)
+        if ok and folder:
+            self.unwatch_requested.emit(folder)
