@@ -2,8 +2,10 @@
 
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/gui_screenshot.py [--llm NAME] [--out docs/]
 
-Writes screenshot.png (the Ask tab after answering), screenshot-documents.png (the Documents
-tab) and, when the answer names entities, screenshot-graph.png into --out. Under Xvfb the picture is grabbed from the X screen; elsewhere from the widget.
+Writes into --out: screenshot-documents.png (a watched folder indexed), screenshot.png (the Ask
+tab after answering), screenshot-citation.png and screenshot-page.png (a PDF passage cited with its
+page, and that page opened in the app), screenshot-compare.png (three methods side by side),
+screenshot-history.png and screenshot-graph.png. Under Xvfb the picture is grabbed from the X screen; elsewhere from the widget.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def main() -> int:
     p.add_argument("--folder", type=Path, default=ROOT / "tests" / "fixtures" / "mixed")
     p.add_argument("--question", default="How far is the Harwick Point lighthouse visible, and who keeps it?")
     p.add_argument("--method", default="k2rag")
+    p.add_argument("--entity", default="Harwick Point", help="the entity whose neighbourhood the Graph screenshot shows")
     p.add_argument("--profile", default="default", help="index build profile (default: K²RAG's stores too)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, default=ROOT / "docs")
@@ -67,6 +70,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="k2desk-shot-") as tmp:
         folder = Path(tmp) / "My documents"
         shutil.copytree(args.folder, folder)
+        for doc in (ROOT / "resources" / "sample").iterdir():
+            shutil.copy(doc, folder / doc.name)
+        (folder / "harbour-authority-report.pdf").write_bytes(harbour_report())
         settings = Settings(home=Path(tmp) / "home", models_dir=ROOT / "models", llm=args.llm, threads=args.threads,
                             build_profile=args.profile)
         window = MainWindow(settings)
@@ -74,35 +80,112 @@ def main() -> int:
         window.resize(1360, 860)
         window.show()
         window.collections.create("Harbour notes")
-        window.index_paths([str(folder)])
+        window.watch_folder(str(folder))  # indexes it now, and again whenever a file changes
         beat = QTimer()
         beat.timeout.connect(lambda: print("progress", window.index_panel.progress.percents(), flush=True))
         beat.start(30_000)
-        if not wait_until(lambda: window.index_job is None, 3_600_000):
+        if not wait_until(lambda: window.index_job is None and not window.queue, 3_600_000):
             print("indexing did not finish", file=sys.stderr)
             window.close()  # cancels and joins the worker
             return 1
         beat.stop()
         args.out.mkdir(parents=True, exist_ok=True)
         grab(window, args.out / "screenshot-documents.png")
-        window.ask_panel.method.setCurrentIndex(window.ask_panel.method.findData(args.method))
-        window.ask(args.question, args.method)
-        if not wait_until(lambda: window.ask_job is None, 1_800_000) or window.last_answer is None:
-            print(f"no answer: {window.ask_panel.answer.toPlainText()}", file=sys.stderr)
+
+        def ask(question: str, method: str) -> bool:
+            window.ask_panel.method.setCurrentIndex(window.ask_panel.method.findData(method))
+            window.ask(question, method)
+            if not wait_until(lambda: window.ask_job is None, 1_800_000) or window.last_answer is None:
+                print(f"no answer: {window.ask_panel.answer.toPlainText()}", file=sys.stderr)
+                return False
+            print(f"{method}: {window.last_answer.answer!r}", flush=True)
+            return True
+
+        if not ask(args.question, args.method):
             window.close()
             return 1
-        print(f"answer: {window.last_answer.answer!r}")
         trace = window.ask_panel.trace.tree
         for i in range(trace.topLevelItemCount()):  # show the first K²RAG step in the detail pane
             if trace.topLevelItem(i).text(0) != "Time taken":
                 trace.setCurrentItem(trace.topLevelItem(i))
                 break
         grab(window, args.out / "screenshot.png")
-        if window.graph_view.graph.number_of_nodes():
-            window.tabs.setCurrentWidget(window.graph_view)
-            grab(window, args.out / "screenshot-graph.png")
+        entities = list(window.graph_view.graph.nodes)
+
+        if ask(PAGE_QUESTION, args.method):  # a PDF passage: cited with its page, opened there
+            sources = window.ask_panel.sources
+            pages = [i for i, s in enumerate(sources.sources) if s.page]
+            if pages:
+                sources.list.setCurrentItem(sources.list.topLevelItem(pages[0]))
+                grab(window, args.out / "screenshot-citation.png")
+                sources.open_current()
+                view = sources.page_view
+                view.move(120, 0)
+                view.resize(900, 860)
+                grab(view, args.out / "screenshot-page.png")
+                view.close()
+
+        compare = window.compare_panel
+        window.compare(COMPARE_QUESTION, compare.chosen())
+        wait_until(lambda: window.ask_job is None, 1_800_000)
+        print("compare:", compare.state.text(), flush=True)
+        grab(window, args.out / "screenshot-compare.png")
+
+        window.tabs.setCurrentWidget(window.history_panel)
+        grab(window, args.out / "screenshot-history.png")
+
+        graph = window.graph_view
+        window.tabs.setCurrentWidget(graph)
+        wait_until(lambda: False, 200)
+        graph.refresh_sources()
+        graph.source_box.setCurrentText("text")
+        graph.search.setText(args.entity)
+        graph.show_search()
+        if graph.graph.number_of_nodes() < 4 and entities:
+            graph.show_entities(entities)
+        grab(window, args.out / "screenshot-graph.png")
         window.close()
     return 0
+
+
+PAGE_QUESTION = "Who repainted the lantern room of the Harwick Point lighthouse?"
+COMPARE_QUESTION = "When was the Harwick Point lighthouse built?"
+REPORT = [
+    ["Harwick Harbour Authority - Annual Report 2023", "",
+     "The Harwick Harbour Authority manages the harbour of Harwick, its two piers, the fish market",
+     "and the Harwick Point lighthouse. The authority is governed by a board of seven members",
+     "elected by the harbour users for four years. Its chair since 2021 is Petra Lindqvist.",
+     "In 2023 the harbour handled 1,840 vessel calls, 6 percent more than in 2022, and the fish",
+     "market sold 2,310 tonnes of fish, mostly cod, herring and mackerel from local boats.",
+     "The ferry to Rookhaven ran 1,120 times and carried 96,000 passengers.", "",
+     "The board met 11 times on harbour fees, dredging and the renewal of the north pier.",
+     "Dredging of the inner basin to a depth of 4.5 metres was completed in May by Keller Marine.",
+     "The north pier renewal is planned for 2025 and 2026 at an estimated cost of 3.4 million euros."],
+    ["The Harwick Point lighthouse", "",
+     "The lighthouse stands on the rocks of Harwick Point at the harbour entrance. Its light is",
+     "visible for 18 nautical miles in clear weather and flashes white every ten seconds.",
+     "It has been automatic since 1994, but the authority keeps a keeper's cottage for maintenance",
+     "crews and for the summer guided tours, which 4,200 visitors joined in 2023.",
+     "The tower was inspected in March after the winter storms: two windows of the lantern room",
+     "were cracked and the gallery railing had rusted through in three places.", "",
+     "Repairs were ordered in April. The railing was replaced by the blacksmith Jonas Ekdahl,",
+     "and the cracked panes were replaced by the glazier firm Brand & Sons of Rookhaven."],
+    ["Maintenance and works in 2023", "",
+     "The lantern room of the Harwick Point lighthouse was repainted in August by the painter",
+     "Aino Virtanen and her team of four, using a marine paint that should last twelve years.",
+     "The fog signal was serviced in September; its compressor was replaced by the manufacturer.",
+     "The north pier's lamps were changed to LED lamps, saving 9,000 kilowatt-hours a year.", "",
+     "Budget: the authority spent 1.2 million euros on works in 2023, of which 310,000 euros",
+     "went to the lighthouse (repairs, repainting and the new railing) and 640,000 euros to dredging."],
+]
+
+
+def harbour_report() -> bytes:
+    """A three-page PDF whose answers sit on different pages (the page-citation screenshot)."""
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+    from make_fixtures import pdf_bytes
+
+    return pdf_bytes(REPORT)
 
 
 if __name__ == "__main__":
