@@ -89,7 +89,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     print("\nSources:")
     for i, s in enumerate(answer.sources, 1):
         snippet = " ".join(s.text.split())[:160]
-        page = f"page {s.page}, " if s.page else ""
+        page = f"{s.pages()}, " if s.page else ""
         print(f"  [{i}] {s.document} ({page}chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
     t = answer.timings.get("total", 0.0)
     print(f"\n{args.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")

@@ -31,7 +31,8 @@ def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
         lines += ["**Sources**", ""]
         for i, s in enumerate(e.sources, 1):
             name = Path(str(s.get("document", ""))).name or str(s.get("document", ""))
-            page = f", page {s['page']}" if s.get("page") else ""
+            last = s.get("last_page") or 0
+            page = (f", pages {s['page']}–{last}" if last > s["page"] else f", page {s['page']}") if s.get("page") else ""
             lines += [f"{i}. `{name}`{page} (score {float(s.get('score', 0.0)):.3f}) — {s.get('document', '')}",
                       "", "   " + _quote(str(s.get("text", ""))), ""]
     return "\n".join(lines)

@@ -141,7 +141,7 @@ def main() -> int:
         graph.source_box.setCurrentText("text")
         graph.search.setText(args.entity)
         graph.show_search()
-        if graph.graph.number_of_nodes() < 4 and entities:
+        if graph.graph.number_of_nodes() < 8 and entities:  # too few: the first answer's entities instead
             graph.show_entities(entities)
         grab(window, args.out / "screenshot-graph.png")
         window.close()
@@ -162,10 +162,9 @@ REPORT = [
      "Dredging of the inner basin to a depth of 4.5 metres was completed in May by Keller Marine.",
      "The north pier renewal is planned for 2025 and 2026 at an estimated cost of 3.4 million euros."],
     ["The Harwick Point lighthouse", "",
-     "The lighthouse stands on the rocks of Harwick Point at the harbour entrance. Its light is",
-     "visible for 18 nautical miles in clear weather and flashes white every ten seconds.",
-     "It has been automatic since 1994, but the authority keeps a keeper's cottage for maintenance",
-     "crews and for the summer guided tours, which 4,200 visitors joined in 2023.",
+     "The lighthouse at the harbour entrance is owned by the authority and looked after by its",
+     "keeper, Mirela Varga. The summer guided tours, which she leads on Saturdays, drew 4,200",
+     "visitors in 2023, and the small museum in the former oil store was repainted inside.",
      "The tower was inspected in March after the winter storms: two windows of the lantern room",
      "were cracked and the gallery railing had rusted through in three places.", "",
      "Repairs were ordered in April. The railing was replaced by the blacksmith Jonas Ekdahl,",

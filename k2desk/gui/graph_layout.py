@@ -1,9 +1,10 @@
 """Where each entity of the Graph tab goes: pure geometry, no Qt (tested on its own).
 
 1. The related entities get a force-directed layout (networkx's Fruchterman–Reingold, seeded, so
-   the same graph always looks the same) with the searched entities pinned at the centre.
+   the same graph always looks the same) with the first searched entity pinned at the centre and
+   the other searched ones starting around it.
 2. Overlap removal: each entity is a box (its dot, its label centred under it); overlapping boxes
-   are pushed apart along their shallower overlap until none overlaps (the pinned ones stay).
+   are pushed apart along their shallower overlap until none overlaps (the pinned one stays).
 3. Entities related to nothing shown are laid out in a grid of their own below the rest.
 """
 
@@ -53,7 +54,7 @@ def layout(g: nx.Graph, seeds: Iterable[Hashable], sizes: dict[Hashable, tuple[f
     seeds = [s for s in dict.fromkeys(seeds) if s in g and g.degree(s) > 0]
     if related:
         out.pos = _force(g.subgraph(related), seeds)
-        _separate(out.pos, sizes, set(seeds), iterations)
+        _separate(out.pos, sizes, set(seeds[:1]), set(seeds), iterations)  # the others may move to make room
     _grid(out, sizes)
     return out
 
@@ -62,24 +63,28 @@ def _force(h: nx.Graph, seeds: list[Hashable]) -> dict[Hashable, tuple[float, fl
     n = h.number_of_nodes()
     if n == 1:
         return {next(iter(h.nodes)): (0.0, 0.0)}
-    init = {s: (0.25 * math.cos(2 * math.pi * i / len(seeds)), 0.25 * math.sin(2 * math.pi * i / len(seeds)))
-            if len(seeds) > 1 else (0.0, 0.0) for i, s in enumerate(seeds)}
-    raw = nx.spring_layout(h, k=1.0 / math.sqrt(n), pos=init or None, fixed=list(init) or None, seed=7,
+    # the first searched entity is pinned at the centre; the other searched ones start near it
+    init = {s: (0.0, 0.0) if i == 0 else (0.3 * math.cos(2 * math.pi * i / len(seeds)),
+                                          0.3 * math.sin(2 * math.pi * i / len(seeds)))
+            for i, s in enumerate(seeds)}
+    raw = nx.spring_layout(h, k=1.0 / math.sqrt(n), pos=init or None, fixed=seeds[:1] or None, seed=7,
                            iterations=120, weight=None)
-    # centre on the seeds (or the middle), then scale so the farthest entity sits at SPREAD·sqrt(n)
-    cx, cy = ((sum(raw[s][0] for s in seeds) / len(seeds), sum(raw[s][1] for s in seeds) / len(seeds)) if seeds
-              else (sum(p[0] for p in raw.values()) / n, sum(p[1] for p in raw.values()) / n))
-    far = max(math.hypot(x - cx, y - cy) for x, y in raw.values()) or 1.0
-    scale = SPREAD * math.sqrt(n) / 2 / far
+    cx, cy = raw[seeds[0]] if seeds else (sum(p[0] for p in raw.values()) / n, sum(p[1] for p in raw.values()) / n)
+    # scale so that three entities in four lie within SPREAD·sqrt(n)/2: one far outlier does not
+    # squeeze the rest together
+    distances = sorted(math.hypot(x - cx, y - cy) for x, y in raw.values())
+    typical = distances[min(len(distances) - 1, (3 * len(distances)) // 4)] or distances[-1] or 1.0
+    scale = SPREAD * math.sqrt(n) / 2 / typical
     return {v: ((x - cx) * scale, (y - cy) * scale) for v, (x, y) in raw.items()}
 
 
-def _separate(pos: dict, sizes: dict, pinned: set, iterations: int) -> None:
-    """Push overlapping boxes apart (pinned nodes do not move) until none overlaps."""
+def _separate(pos: dict, sizes: dict, pinned: set, seeds: set, iterations: int) -> None:
+    """Push overlapping boxes apart (pinned nodes do not move) until none overlaps; searched
+    entities have the bigger dot."""
     nodes = list(pos)
     for _ in range(iterations):
         moved = False
-        boxes = {v: node_box(pos[v], sizes.get(v, (40.0, 14.0)), v in pinned) for v in nodes}
+        boxes = {v: node_box(pos[v], sizes.get(v, (40.0, 14.0)), v in seeds) for v in nodes}
         for i, a in enumerate(nodes):
             for b in nodes[i + 1:]:
                 ba, bb = boxes[a], boxes[b]
@@ -96,8 +101,8 @@ def _separate(pos: dict, sizes: dict, pinned: set, iterations: int) -> None:
                     continue
                 pos[a] = (pos[a][0] - push[0] * share_a, pos[a][1] - push[1] * share_a)
                 pos[b] = (pos[b][0] + push[0] * share_b, pos[b][1] + push[1] * share_b)
-                boxes[a] = node_box(pos[a], sizes.get(a, (40.0, 14.0)), a in pinned)
-                boxes[b] = node_box(pos[b], sizes.get(b, (40.0, 14.0)), b in pinned)
+                boxes[a] = node_box(pos[a], sizes.get(a, (40.0, 14.0)), a in seeds)
+                boxes[b] = node_box(pos[b], sizes.get(b, (40.0, 14.0)), b in seeds)
                 moved = True
         if not moved:
             return

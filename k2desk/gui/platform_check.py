@@ -153,7 +153,9 @@ def setup_check(install: bool) -> int:
     xvfb = shutil.which("Xvfb") is not None
     manager = package_manager()
     if install and (missing or not xvfb) and manager == "apt" and os.geteuid() == 0 and shutil.which("apt-get"):
-        packages = sorted({p[0] for p in PACKAGES.values()} | {"xvfb", "xauth"})
+        # Xvfb and its keyboard maps for the window tests; one font so text is drawn
+        packages = sorted({p[0] for p in PACKAGES.values()} | {"xvfb", "xauth", "xkb-data", "x11-xkb-utils",
+                                                              "fonts-dejavu-core"})
         print(f"installing the desktop app's X11 libraries and Xvfb ({len(packages)} packages, apt)", flush=True)
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         quiet = {"stdout": subprocess.DEVNULL, "env": env, "check": False}

@@ -38,17 +38,27 @@ class Source:
     start_char: int = 0
     end_char: int = 0
     page: int = 0  # the PDF page (1-based) the passage starts on; 0: the document has no pages
+    last_page: int = 0  # the page it ends on (a passage may run over a page break)
 
     def to_json(self) -> dict[str, Any]:
         out = {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
         if self.page:
             out["page"] = self.page
+            if self.last_page > self.page:
+                out["last_page"] = self.last_page
         return out
+
+    def pages(self) -> str:
+        """"p. 3", "pp. 2–3", or "" for a document without pages."""
+        if not self.page:
+            return ""
+        return f"pp. {self.page}–{self.last_page}" if self.last_page > self.page else f"p. {self.page}"
 
     @classmethod
     def of(cls, chunk: ChunkRow, score: float) -> "Source":
         """A stored chunk as an answer's source, with its page where the document has pages."""
-        return cls(chunk.document, chunk.id, score, chunk.text, chunk.title, chunk.start_char, chunk.end_char, chunk.page)
+        return cls(chunk.document, chunk.id, score, chunk.text, chunk.title, chunk.start_char, chunk.end_char,
+                   chunk.page, chunk.last_page)
 
 
 @dataclass

@@ -45,10 +45,18 @@ class ChunkRow:
     def page(self) -> int:
         """The page (1-based) this chunk of a PDF's text starts on, from the reader's
         ``page_offsets`` (page i+1 starts at offsets[i]); 0 for documents without pages."""
+        return self._page_at(self.start_char)
+
+    @property
+    def last_page(self) -> int:
+        """The page its last character is on (a chunk may run over a page break)."""
+        return max(self.page, self._page_at(max(self.start_char, self.end_char - 1)))
+
+    def _page_at(self, char: int) -> int:
         offsets = self.meta.get("page_offsets") if self.source == "text" else None
         if not offsets:
             return 0
-        return max(1, bisect.bisect_right(offsets, self.start_char))
+        return max(1, bisect.bisect_right(offsets, char))
 
 
 _DOC_COLS = "id, key, title, kind, meta, content_hash, status, error, updated_at"

@@ -62,7 +62,7 @@ def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, sett
         assert " ".join(top.text.split()[:6]) in " ".join(doc[2].get_textpage().get_text_range().split())
         doc.close()
         assert panel.sources.list.topLevelItem(0).text(1) == "survey, p. 3"  # the title, then the page
-        assert "page 3" in panel.sources.title.text()
+        assert "· p. 3 ·" in panel.sources.title.text()
         assert panel.sources.open_button.text() == "Open at page 3"
         qtbot.mouseClick(panel.sources.open_button, Qt.MouseButton.LeftButton)
         view = panel.sources.page_view
@@ -75,3 +75,26 @@ def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, sett
         view.close()
     finally:
         win.close()
+
+
+def test_a_passage_over_a_page_break_is_cited_with_both_pages_and_opens_where_its_terms_are(qtbot, tmp_path):
+    from k2desk.ingest.readers import read_path
+    from k2desk.methods.base import Source
+
+    path = tmp_path / "survey.pdf"
+    path.write_bytes(pdf_bytes([page_lines(1), page_lines(2), [FACT] + page_lines(3)[1:]]))
+    doc = read_path(path)[0]
+    offsets = doc.meta["page_offsets"]
+    start = doc.text.index("compass", offsets[1] + 1500)  # near the end of page 2
+    end = doc.text.index("Brandt.") + len("Brandt.")  # the fact opens page 3
+    source = Source(str(path), 1, 1.0, doc.text[start:end], "survey", start, end, page=2, last_page=3)
+    assert source.pages() == "pp. 2–3" and source.to_json()["last_page"] == 3
+    assert PageView.first_page(source, ["vellmoor", "observatory"], offsets) == 3
+    assert PageView.first_page(source, ["harbour"], offsets) == 2  # the terms decide; a tie: the first page
+    view = PageView(source, offsets, ["vellmoor", "observatory"])
+    qtbot.addWidget(view)
+    assert view.page == 3 and view.marked >= 1
+    qtbot.mouseClick(view.previous, Qt.MouseButton.LeftButton)
+    assert view.page == 2 and view.marked >= 1  # the passage's start, marked on its own page
+    qtbot.mouseClick(view.previous, Qt.MouseButton.LeftButton)
+    assert view.page == 1 and view.marked == 0

@@ -16,3 +16,6 @@ def test_page_of_a_chunk_from_the_page_offsets():
     assert chunk(130, offsets=()).page == 0  # no pages: a text file
     assert Source.of(chunk(150), 0.5).page == 3 and Source.of(chunk(150), 0.5).to_json()["page"] == 3
     assert "page" not in Source.of(chunk(150, offsets=()), 0.5).to_json()
+    spanning = Source.of(chunk(280), 0.5)  # characters 280-330: over the break at 300
+    assert (spanning.page, spanning.last_page, spanning.pages()) == (3, 4, "pp. 3–4")
+    assert Source.of(chunk(150), 0.5).pages() == "p. 3" and Source.of(chunk(150, offsets=()), 0.5).pages() == ""

@@ -60,7 +60,7 @@ class MethodColumn(QGroupBox):
         if note:
             self.meta.setText(f"{self.meta.text()}\n{note}")
         for i, s in enumerate(answer.sources, 1):
-            name = (s.title or Path(s.document).name or s.document) + (f", p. {s.page}" if s.page else "")
+            name = (s.title or Path(s.document).name or s.document) + (f", {s.pages()}" if s.page else "")
             item = QTreeWidgetItem([str(i), name, f"{s.score:.3f}"])
             item.setToolTip(1, f"{s.document}\n\n{s.text[:800]}")
             self.sources.addTopLevelItem(item)

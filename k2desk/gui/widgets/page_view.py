@@ -9,7 +9,7 @@ read the file), the passage's first words are searched on the page instead.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Sequence
 
 from PySide6.QtCore import QRectF, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPixmap
@@ -24,7 +24,7 @@ def passage_rects(textpage, page_text: str, offset: int, passage: str) -> list[t
     """(left, bottom, right, top) boxes in PDF points of the passage on this page."""
     probe = " ".join(passage.split())[:60]
     start = offset if 0 <= offset < len(page_text) and " ".join(page_text[offset:].split())[:20] == probe[:20] else -1
-    count = len(passage)
+    count = len(passage) + passage.count("\n")  # PDFium ends lines with "\r\n"; the stored text with "\n"
     if start < 0:  # search the first words (PDFium normalizes spaces, not line breaks)
         searcher = textpage.search(" ".join(probe.split()[:6]), match_case=False)
         found = searcher.get_next()
@@ -62,15 +62,31 @@ def render_page(path: str | Path, page: int, passage: str = "", offset: int = -1
     return image, len(rects)
 
 
+def portions(source: Source, offsets: Sequence[int]) -> dict[int, tuple[int, str]]:
+    """page -> (where the passage's part on that page starts in the page's text, or -1 when
+    unknown; that part's text), for each page the passage covers."""
+    out: dict[int, tuple[int, str]] = {}
+    for page in range(source.page, max(source.page, source.last_page) + 1):
+        if len(offsets) >= page:
+            begin = offsets[page - 1]
+            end = offsets[page] if len(offsets) > page else source.end_char
+            lo, hi = max(source.start_char, begin), min(source.end_char, max(end, begin))
+            part = source.text[lo - source.start_char:hi - source.start_char]
+            out[page] = (lo - begin, part or source.text)
+        else:
+            out[page] = (-1, source.text)
+    return out
+
+
 class PageView(QDialog):
     """One PDF at a cited page; Previous / Next page, and the system viewer for the whole file."""
 
-    def __init__(self, source: Source, page_offset: int = -1, parent=None) -> None:
+    def __init__(self, source: Source, offsets: Sequence[int] = (), terms: Sequence[str] = (), parent=None) -> None:
         super().__init__(parent)
         self.source = source
         self.path = Path(source.document)
-        self.page = source.page
-        self.page_offset = page_offset  # where the passage starts within its page's text (-1: unknown)
+        self.parts = portions(source, offsets)  # the passage's part on each page it covers
+        self.page = self.first_page(source, terms, offsets)
         self.marked = 0
         import pypdfium2 as pdfium
 
@@ -100,22 +116,25 @@ class PageView(QDialog):
         self.resize(980, 900)
         self.show_page(self.page)
 
+    @staticmethod
+    def first_page(source: Source, terms: Sequence[str], offsets: Sequence[int] = ()) -> int:
+        """Of the pages a passage covers, the one where the question's terms are (the first on a tie)."""
+        parts = portions(source, offsets)
+        if len(parts) < 2 or not terms:
+            return source.page
+
+        def hits(text: str) -> int:
+            low = text.lower()
+            return sum(low.count(t.lower()) for t in terms)
+        return max(parts, key=lambda page: (hits(parts[page][1]), -page))
+
     def show_page(self, page: int) -> None:
         self.page = max(1, min(self.pages, page))
-        cited = self.page == self.source.page
-        image, self.marked = render_page(self.path, self.page, self.source.text if cited else "",
-                                         self.page_offset if cited else -1)
+        offset, part = self.parts.get(self.page, (-1, ""))
+        image, self.marked = render_page(self.path, self.page, part, offset)
         self.image.setPixmap(QPixmap.fromImage(image))
         self.setWindowTitle(f"{self.path.name} — page {self.page} of {self.pages}")
         self.caption.setText(f"<b>{self.path.name}</b> · page {self.page} of {self.pages}"
-                             + (" · the cited passage is marked" if cited and self.marked else ""))
+                             + (" · the cited passage is marked" if self.marked else ""))
         self.previous.setEnabled(self.page > 1)
         self.next.setEnabled(self.page < self.pages)
-
-
-def page_offset(document_meta: Optional[dict], source: Source) -> int:
-    """Where the source's passage starts within its page's text, from the document's page offsets."""
-    offsets = (document_meta or {}).get("page_offsets") or []
-    if not source.page or source.page > len(offsets):
-        return -1
-    return source.start_char - offsets[source.page - 1]

@@ -12,7 +12,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTextBrowser, QTreeWidget,
                                QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from k2desk.gui.widgets.page_view import PageView, page_offset
+from k2desk.gui.widgets.page_view import PageView
 from k2desk.methods.base import Source
 
 STOPWORDS = set("a an and are as at be by did do does for from has have how in is it of on or the to was were what "
@@ -116,7 +116,7 @@ class SourcesPanel(QWidget):
         self.sources = list(sources)
         self.terms = terms_of(question)
         for i, s in enumerate(self.sources, 1):
-            name = (s.title or Path(s.document).name or s.document) + (f", p. {s.page}" if s.page else "")
+            name = (s.title or Path(s.document).name or s.document) + (f", {s.pages()}" if s.page else "")
             snippet = " ".join(s.text.split())[:140]
             item = QTreeWidgetItem([str(i), name, f"{s.score:.3f}", snippet])
             item.setToolTip(1, s.document)
@@ -133,12 +133,13 @@ class SourcesPanel(QWidget):
             text = self.text_of(s.document)
         except Exception:  # noqa: BLE001 - the passage alone is still worth showing
             text = None
-        page = f"page {s.page} · " if s.page else ""
+        page = f"{s.pages()} · " if s.page else ""
         self.title.setText(f"<b>{html.escape(Path(s.document).name or s.document)}</b> · {page}chunk {s.chunk_id} · "
                            f"score {s.score:.3f}")
         self.title.setToolTip(s.document)
         self.open_button.setEnabled(Path(s.document).is_file())
-        self.open_button.setText(f"Open at page {s.page}" if s.page else "Open document")
+        self.open_button.setText(f"Open at page {PageView.first_page(s, self.terms, self.page_offsets(s))}" if s.page
+                                 else "Open document")
         self.viewer.setHtml(passage_html(text, s, self.terms))
         self.viewer.scrollToAnchor("passage")
 
@@ -151,10 +152,16 @@ class SourcesPanel(QWidget):
         if s.page:
             if self.page_view is not None:
                 self.page_view.close()
-            self.page_view = PageView(s, page_offset(self.meta_of(s.document), s), self)
+            self.page_view = PageView(s, self.page_offsets(s), self.terms, self)
             self.page_view.show()
             return
         QDesktopServices.openUrl(QUrl.fromLocalFile(s.document))
+
+    def page_offsets(self, source: Source) -> list[int]:
+        try:
+            return list((self.meta_of(source.document) or {}).get("page_offsets") or [])
+        except Exception:  # noqa: BLE001 - without offsets the passage is searched on the page
+            return []
 
     def documents(self) -> list[str]:
         return [s.document for s in self.sources]
