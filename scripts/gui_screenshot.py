@@ -53,7 +53,8 @@ def main() -> int:
     p.add_argument("--folder", type=Path, default=ROOT / "tests" / "fixtures" / "mixed")
     p.add_argument("--question", default="How far is the Harwick Point lighthouse visible, and who keeps it?")
     p.add_argument("--method", default="k2rag")
-    p.add_argument("--entity", default="Harwick Point", help="the entity whose neighbourhood the Graph screenshot shows")
+    p.add_argument("--entity", default="Mirela Varga",
+                   help="the entity whose neighbourhood (2 hops) the Graph screenshot shows")
     p.add_argument("--profile", default="default", help="index build profile (default: K²RAG's stores too)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, default=ROOT / "docs")
@@ -73,6 +74,7 @@ def main() -> int:
         for doc in (ROOT / "resources" / "sample").iterdir():
             shutil.copy(doc, folder / doc.name)
         (folder / "harbour-authority-report.pdf").write_bytes(harbour_report())
+        (folder / "harwick-chronicle.md").write_text(CHRONICLE, encoding="utf-8")
         settings = Settings(home=Path(tmp) / "home", models_dir=ROOT / "models", llm=args.llm, threads=args.threads,
                             build_profile=args.profile)
         window = MainWindow(settings)
@@ -140,7 +142,7 @@ def main() -> int:
         graph.refresh_sources()
         graph.source_box.setCurrentText("text")
         graph.search.setText(args.entity)
-        graph.show_search()
+        graph.show_entities([args.entity], hops=2)
         if graph.graph.number_of_nodes() < 8 and entities:  # too few: the first answer's entities instead
             graph.show_entities(entities)
         grab(window, args.out / "screenshot-graph.png")
@@ -148,6 +150,21 @@ def main() -> int:
     return 0
 
 
+CHRONICLE = """# Harwick chronicle: people of the harbour
+
+Mirela Varga took over the Harwick Point Lighthouse from her uncle Tobiás Varga in 1998.
+Petra Lindqvist, chair of the Harwick Harbour Authority, hired Aino Virtanen to repaint the lantern room.
+Aino Virtanen learned her trade in Rookhaven from the painter Lars Holm.
+The blacksmith Jonas Ekdahl forged the lighthouse's new railing in his workshop in Altmoor.
+Keller Marine dredged Saltmere Bay for the Harwick Harbour Authority.
+Mirela Varga plays on Thursdays at the Rookhaven Chess Club, whose captain is Desmond Achterberg.
+Desmond Achterberg also skippers the Kessing River Ferry between Altmoor and Weyden.
+Ruth Okonkwo, who owns the Kessing River Ferry, bought the Margarethe II from the Brenner shipyard.
+Petra Lindqvist and Ruth Okonkwo agreed on a joint timetable for the ferry and the harbour buses in Weyden.
+Tobiás Varga founded the Saltmere Bay Rowing Club with Lars Holm in 1971.
+Brand & Sons of Rookhaven replaced the cracked panes of the Harwick Point Lighthouse.
+Anneli Korhonen of Quillfeather Robotics showed the Kestrel-7 robot to the Harwick Harbour Authority.
+"""
 PAGE_QUESTION = "Who repainted the lantern room of the Harwick Point lighthouse?"
 COMPARE_QUESTION = "When was the Harwick Point lighthouse built?"
 REPORT = [
@@ -164,7 +181,7 @@ REPORT = [
     ["The Harwick Point lighthouse", "",
      "The lighthouse at the harbour entrance is owned by the authority and looked after by its",
      "keeper, Mirela Varga. The summer guided tours, which she leads on Saturdays, drew 4,200",
-     "visitors in 2023, and the small museum in the former oil store was repainted inside.",
+     "visitors in 2023, and the small museum in the former oil store was reopened in June.",
      "The tower was inspected in March after the winter storms: two windows of the lantern room",
      "were cracked and the gallery railing had rusted through in three places.", "",
      "Repairs were ordered in April. The railing was replaced by the blacksmith Jonas Ekdahl,",
