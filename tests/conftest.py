@@ -6,12 +6,14 @@ that need it, so CI cannot pass by skipping; set K2DESK_ALLOW_MISSING_MODELS=1 t
 """
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(ROOT))
 
@@ -60,3 +62,11 @@ def tiny_llm_path(model_store) -> Path:
         return model_store.resolve_llm("smollm2-135m")
     except ModelError as exc:
         missing_model(str(exc))
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    """A copy of tests/fixtures/mixed: six good documents, three bad ones, one unsupported file."""
+    dst = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", dst)
+    return dst

@@ -1,6 +1,5 @@
 """The engine end to end on the mixed fixture folder: real readers, SQLite, sqlite-vec, ONNX."""
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 BENCH = Path(__file__).resolve().parents[2] / "shared" / "bench" / "multihop-rag-dev"
 GOOD = {"lighthouse.txt", "recipes.md", "report.pdf", "minutes.docx", "garden.html", "chess_club.txt"}
 BAD = {"corrupt.pdf", "binary.txt", "empty.txt"}
-
-
-@pytest.fixture
-def folder(tmp_path):
-    dst = tmp_path / "docs"
-    shutil.copytree(FIXTURES / "mixed", dst)
-    return dst
 
 
 @pytest.fixture

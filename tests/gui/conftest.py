@@ -1,8 +1,5 @@
-"""The GUI tests' shared fixtures: settings with the tiny LLM, a copy of the mixed fixture folder,
-an open main window (closed, with its workers joined, after the test)."""
-
-import shutil
-from pathlib import Path
+"""The GUI tests' shared fixtures: settings with the tiny LLM, an open main window (closed, with its
+workers joined, after the test), a window opened on an indexed folder (``folder``: tests/conftest.py)."""
 
 import pytest
 
@@ -10,9 +7,8 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from k2desk.config import Settings  # noqa: E402
+from k2desk.engine import Engine  # noqa: E402
 from k2desk.gui.main_window import MainWindow  # noqa: E402
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 @pytest.fixture
@@ -23,10 +19,17 @@ def settings(tmp_path, models_dir):
 
 
 @pytest.fixture
-def folder(tmp_path):
-    dst = tmp_path / "docs"
-    shutil.copytree(FIXTURES / "mixed", dst)
-    return dst
+def indexed_window(qtbot):
+    """``open(settings, paths)``: index ``paths`` with the engine, then open the main window on them."""
+    def open_window(settings: Settings, paths=()) -> MainWindow:
+        if paths:
+            with Engine(settings, "default") as engine:
+                engine.index(list(paths))
+        win = MainWindow(settings)
+        qtbot.addWidget(win)
+        win.show()
+        return win
+    return open_window
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from k2desk.engine import Engine  # noqa: E402
-from k2desk.gui.main_window import MainWindow  # noqa: E402
 from k2desk.gui.widgets.page_view import PageView  # noqa: E402
 from tests.fixtures.make_fixtures import pdf_bytes  # noqa: E402
 from tests.gui.test_main_window import WAIT_MS  # noqa: E402
@@ -40,15 +38,10 @@ def pdf(tmp_path) -> Path:
     return path
 
 
-def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, settings, pdf):
+def test_a_pdf_passage_is_cited_with_its_page_and_opens_there_marked(qtbot, settings, pdf, indexed_window):
     import pypdfium2 as pdfium
 
-    settings = replace(settings, top_k=3, max_answer_tokens=16)
-    with Engine(settings, "default") as engine:
-        engine.index([pdf.parent])
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
+    win = indexed_window(replace(settings, top_k=3, max_answer_tokens=16), [pdf.parent])
     try:
         panel = win.ask_panel
         panel.method.setCurrentIndex(panel.method.findData("keyword"))

@@ -11,8 +11,6 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from k2desk.engine import Engine  # noqa: E402
-from k2desk.gui.main_window import MainWindow  # noqa: E402
 from tests.gui.test_main_window import WAIT_MS, visible_dialogs  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -20,13 +18,8 @@ pytestmark = pytest.mark.gui
 QUESTION = "How many nautical miles is the Harwick Point lighthouse visible?"
 
 
-def test_three_methods_side_by_side_with_time_calls_and_sources(qtbot, settings, folder):
-    settings = replace(settings, top_k=3, max_answer_tokens=16)
-    with Engine(settings, "default") as engine:
-        engine.index([folder])
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
+def test_three_methods_side_by_side_with_time_calls_and_sources(qtbot, settings, folder, indexed_window):
+    win = indexed_window(replace(settings, top_k=3, max_answer_tokens=16), [folder])
     try:
         panel = win.compare_panel
         assert panel.chosen() == ["k2rag", "evidence", "hybrid"]  # the defaults

@@ -2,7 +2,6 @@
 and sources, survives a restart, can be asked again, removed, and exported as Markdown."""
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -12,20 +11,12 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from k2desk.engine import Engine  # noqa: E402
-from k2desk.gui.main_window import MainWindow  # noqa: E402
 from tests.gui.test_main_window import WAIT_MS  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
 QUESTIONS = (("How many nautical miles is the Harwick Point lighthouse visible?", "keyword"),
              ("Which robot is Quillfeather's best-selling product?", "hybrid"))
-
-
-def open_window(qtbot, settings) -> MainWindow:
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
-    return win
 
 
 def ask_through_the_window(qtbot, win, question, method):
@@ -37,11 +28,10 @@ def ask_through_the_window(qtbot, win, question, method):
     assert win.last_answer is not None and win.last_answer.question == question
 
 
-def test_history_keeps_answers_across_restarts_asks_again_and_exports_markdown(qtbot, settings, folder, tmp_path):
+def test_history_keeps_answers_across_restarts_asks_again_and_exports_markdown(qtbot, settings, folder, tmp_path,
+                                                                               indexed_window):
     settings = replace(settings, top_k=3, max_answer_tokens=16)
-    with Engine(settings, "default") as engine:
-        engine.index([folder])
-    win = open_window(qtbot, settings)
+    win = indexed_window(settings, [folder])
     try:
         for question, method in QUESTIONS:
             ask_through_the_window(qtbot, win, question, method)
@@ -54,7 +44,7 @@ def test_history_keeps_answers_across_restarts_asks_again_and_exports_markdown(q
     finally:
         win.close()
 
-    win = open_window(qtbot, settings)  # a restart: the history is in the collection file
+    win = indexed_window(settings)  # a restart: the history is in the collection file
     try:
         history = win.history_panel
         assert [e.question for e in history.entries] == [q for q, _ in reversed(QUESTIONS)]
@@ -74,7 +64,7 @@ def test_history_keeps_answers_across_restarts_asks_again_and_exports_markdown(q
         assert md.startswith("# Questions about “default”") and "· 3 questions" in md
         positions = [md.index(f"## {q}") for q, _ in QUESTIONS]
         assert positions == sorted(positions) and md.count(f"## {QUESTIONS[0][0]}") == 2  # oldest first
-        assert "`lighthouse.txt`" in md and "`report.pdf`, page 1" in md and "**Sources**" in md
+        assert "`lighthouse.txt`" in md and "`report.pdf`, pages 1–2" in md and "**Sources**" in md
 
         history.list.setCurrentItem(history.list.topLevelItem(0))
         qtbot.mouseClick(history.remove_button, Qt.MouseButton.LeftButton)

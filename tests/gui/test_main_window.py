@@ -184,13 +184,9 @@ def test_a_document_is_answerable_before_its_graph_and_the_answer_says_what_was_
         win.close()
 
 
-def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings, folder):
-    settings = replace(settings, top_k=4, max_answer_tokens=32)  # a short prompt: the tiny LLM on shared cores
-    with Engine(settings, "default") as engine:
-        engine.index([folder])
-    win = MainWindow(settings)
-    qtbot.addWidget(win)
-    win.show()
+def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings, folder, indexed_window):
+    # a short prompt: the tiny LLM on shared cores
+    win = indexed_window(replace(settings, top_k=4, max_answer_tokens=32), [folder])
     try:
         panel = win.ask_panel
         assert panel.current_method() == "k2rag"  # the default selection
