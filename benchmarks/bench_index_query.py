@@ -33,7 +33,7 @@ BENCH = ROOT.parent / "shared" / "bench" / "multihop-rag-dev"
 def index(settings: Settings, name: str, paths: list[Path]) -> tuple[dict[str, float], float, float, int]:
     """(stage seconds, seconds to the first searchable document, total seconds, documents)."""
     with Engine(settings, name) as engine:
-        engine.embedder  # loaded outside the timed region
+        _ = engine.embedder  # loaded outside the timed region
         first = []
         t0 = time.perf_counter()
 

@@ -1,4 +1,4 @@
-"""The command line, per the contract in ARCHITECTURE.md. Exit 0 ok, 2 usage error, 1 failure;
+"""The command line, per the contract in the README ("Using it"). Exit 0 ok, 2 usage error, 1 failure;
 expected failures print one line on stderr, never a traceback."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
-from k2desk.methods.base import METHOD_NAMES
+from k2desk.methods.registry import METHOD_NAMES
 
 
 class _Parser(argparse.ArgumentParser):

@@ -6,44 +6,15 @@ import argparse
 import json
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import asdict
-from typing import Iterator
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from k2desk.config import Settings
+from k2desk.console import err, progress_bars
 from k2desk.engine import Engine
 from k2desk.errors import K2Error
-from k2desk.progress import CancelToken, LineProgress
-
-err = Console(stderr=True, highlight=False)
-
-
-@contextmanager
-def progress_bars(enabled: bool = True, width: int = 16, eta_window: float = 30.0) -> Iterator:
-    """A ``progress(stage, done, total)`` callback drawing one bar per stage on stderr, labels
-    ``width`` wide, the ETA from the speed over the last ``eta_window`` seconds; a line every
-    30 s per stage when stderr is a log or a pipe; None when not ``enabled``."""
-    if not enabled:
-        yield None
-        return
-    if not sys.stderr.isatty():
-        yield LineProgress(sys.stderr)
-        return
-    with Progress(TextColumn(f"{{task.description:>{width}}}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("ETA"), TimeRemainingColumn(), console=err, transient=False,
-                  speed_estimate_period=eta_window) as bars:
-        tasks: dict[str, int] = {}
-
-        def update(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bars.add_task(stage, total=total or None, completed=done)
-            else:
-                bars.update(tasks[stage], completed=done, total=total or None)
-
-        yield update
+from k2desk.progress import CancelToken
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
@@ -182,6 +153,10 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
+    if getattr(args, "retrieval", False):  # retrieval metrics only, no LLM
+        from k2desk.eval.retrieval import retrieval_command
+
+        return retrieval_command(args, settings)
     from k2desk.eval.runner import eval_command
 
     return eval_command(args, settings)

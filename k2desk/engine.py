@@ -18,17 +18,15 @@ from k2desk.errors import UsageError
 from k2desk.graph.build import GraphStage
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
-from k2desk.methods.base import METHOD_NAMES, Answer, Method
+from k2desk.methods.base import Answer, Method
 from k2desk.methods.context import MethodContext
-from k2desk.methods.k2rag import K2RAGMethod
-from k2desk.methods.kg import KGMethod
-from k2desk.methods.naive import NaiveMethod
+from k2desk.methods.registry import GRAPH, SUMMARY_GRAPH, method_spec
 from k2desk.progress import CancelToken, Progress
+from k2desk.runtime.device import graph_extractor, summarizer_backend
 from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
-from k2desk.runtime.device import graph_extractor, summarizer_backend
-from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.runtime.models import ModelStore
+from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.history import HistoryStore
@@ -36,7 +34,6 @@ from k2desk.summarize_stage import SummaryStage
 
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
                "graph_text": "the graph covers"}
-GRAPH_METHODS = ("kg", "lightrag-local", "lightrag-global", "lightrag-hybrid", "coe", "mindmap")  # need a graph
 _shared_lock = threading.Lock()
 _shared_models: dict[tuple, object] = {}
 _shared_roles: dict[str, tuple] = {}  # role -> key of the model it uses
@@ -183,35 +180,22 @@ class Engine:
 
     # -- answering ---------------------------------------------------------------------
     def method(self, name: str, on_token: Optional[Callable[[str], None]] = None) -> Method:
-        if name not in METHOD_NAMES:
-            raise UsageError(f"unknown method {name!r}; choose one of {', '.join(METHOD_NAMES)}")
-        if name in GRAPH_METHODS and not self.has_graph() and any(s.name.startswith("graph") for s in self.indexer.stages) \
+        spec = method_spec(name)  # an unknown name: a UsageError listing the methods
+        if spec.needs_text and not any(s.name == "text" for s in self.indexer.stages):
+            raise UsageError(f"method {name!r} reads the raw-text index, which collection {self.collection!r} does not have "
+                             f"(build profile {self.settings.build_profile!r}); ask with k2rag-paper, or re-index with "
+                             "build profile default")
+        if spec.needs_graph and not self.has_graph() and any(s.name.startswith("graph") for s in self.indexer.stages) \
                 and self.searchable():
             raise UsageError(f"method {name!r} needs the knowledge graph, and indexing has not built it for any document yet; "
                              "ask again once it has (semantic, keyword and hybrid answer now)")
-        if name in GRAPH_METHODS and not self.has_graph():
+        if spec.needs_graph and not self.has_graph():
             raise UsageError(f"method {name!r} is not available on collection {self.collection!r}: it has no knowledge graph "
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
                              "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
                             check_llm_factory=lambda: shared_llm(self.settings, "check"))
-        if name in ("semantic", "keyword", "hybrid", "evidence"):
-            return NaiveMethod(name, ctx)
-        if name == "kg":  # the raw-text graph as in the paper, else the summaries' graph
-            return KGMethod(ctx, source=ctx.graph_source())
-        if name in ("k2rag", "k2rag-paper"):
-            return K2RAGMethod(ctx, paper=name == "k2rag-paper")
-        if name.startswith("lightrag-"):
-            from k2desk.methods.lightrag import LightRAGMethod
-
-            return LightRAGMethod(ctx, mode=name.split("-", 1)[1])
-        if name == "coe":
-            from k2desk.methods.coe import CoEMethod
-
-            return CoEMethod(ctx)
-        from k2desk.methods.mindmap import MindMapMethod
-
-        return MindMapMethod(ctx)
+        return spec.make(ctx)
 
     def has_graph(self) -> bool:
         """Whether a knowledge graph was built (it may be empty) or written."""
@@ -225,12 +209,8 @@ class Engine:
         built = self.docs.stage_counts()
         total = self.docs.readable_count()
         stages = {s.name for s in self.indexer.stages}
-        if method in ("semantic", "keyword", "hybrid", "evidence"):
-            wanted = ["text"]
-        elif method in ("k2rag", "k2rag-paper"):
-            wanted = (["text"] if method == "k2rag" else []) + ["summary_index", "graph_summary"]
-        else:
-            wanted = ["graph_text" if "graph_text" in stages else "graph_summary"]
+        graph = "graph_text" if "graph_text" in stages else SUMMARY_GRAPH
+        wanted = [graph if stage == GRAPH else stage for stage in method_spec(method).reads]
         return {w: (built.get(w, 0), total) for w in wanted if w in stages}
 
     def coverage_note(self, method: str = "k2rag", coverage: Optional[dict[str, tuple[int, int]]] = None) -> str:

@@ -17,7 +17,6 @@ from typing import Callable, Optional, Protocol, Sequence
 
 from k2desk.errors import Cancelled, IngestError, K2Error
 from k2desk.ingest import CorpusReport, read_path, scan
-from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
@@ -25,6 +24,7 @@ from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.sparse import SparseIndex
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.chunking import chunk_text
+from k2desk.text.headers import chunk_header
 
 
 @dataclass

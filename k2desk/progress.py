@@ -36,6 +36,10 @@ class CancelToken:
         if self._event.is_set():
             raise Cancelled("cancelled by the user")
 
+    def wait(self, timeout: float) -> bool:
+        """Block until cancelled or ``timeout`` seconds passed; True when cancelled."""
+        return self._event.wait(timeout)
+
 
 NEVER = CancelToken()
 

@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from tests.store.invariants import dump, open_readonly, problems, stages
 
 KILLS = 5

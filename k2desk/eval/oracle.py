@@ -13,9 +13,9 @@ from k2desk.eval.datasets import Question
 from k2desk.methods.base import Answer, Timer
 from k2desk.methods.question import answer_form
 from k2desk.methods.reader import Reader, Reading
-from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.prompts import ABSTAIN_ANSWER
+from k2desk.text.headers import chunk_header
 
 ORACLE = "oracle"
 

@@ -157,10 +157,10 @@ def retrieval_command(args: Any, settings: Any) -> int:
     collection has more), score every method's passages, print the table, keep the rows."""
     from dataclasses import replace
 
-    from k2desk.commands import err, progress_bars
+    from k2desk.console import err, progress_bars
     from k2desk.engine import Engine
-    from k2desk.eval.datasets import prepare
     from k2desk.errors import Cancelled
+    from k2desk.eval.datasets import prepare
     from k2desk.eval.runner import default_out_dir, parse_methods
 
     methods = parse_methods(args.methods) if getattr(args, "methods", None) else list(RETRIEVAL_METHODS)

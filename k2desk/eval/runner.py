@@ -28,7 +28,7 @@ from k2desk.eval import metrics
 from k2desk.eval.datasets import Bench, Question, prepare
 from k2desk.eval.oracle import ORACLE, oracle_answer
 from k2desk.eval.report import RESULTS_FILE, RUN_FILE, write_report
-from k2desk.methods.base import METHOD_NAMES
+from k2desk.methods.registry import METHOD_NAMES
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 # settings that change answers: a results folder holds answers of one configuration only
@@ -351,13 +351,8 @@ def default_out_dir(settings: Any, bench_dir: Union[str, Path]) -> Path:
 def eval_command(args: Any, settings: Any) -> int:
     """``k2desk eval``: run with a progress bar (ETA over the whole run; plain lines in a log);
     Ctrl-C stops, re-running resumes."""
-    from k2desk.commands import err, progress_bars
+    from k2desk.console import err, progress_bars
     from k2desk.engine import Engine
-
-    if getattr(args, "retrieval", False):
-        from k2desk.eval.retrieval import retrieval_command
-
-        return retrieval_command(args, settings)
 
     methods = parse_methods(getattr(args, "methods", None))
     if getattr(args, "oracle", False):  # the reader on the gold evidence, beside the methods asked for

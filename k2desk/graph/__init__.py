@@ -2,7 +2,7 @@
 
 * ``k2desk.graph.extract``  one schema-bounded LLM call per 300/100 chunk -> typed ``Extraction``
 * ``k2desk.graph.nlp``      the same without an LLM: spaCy's entities and dependency paths
-* ``k2desk.graph.merge``    normalized names and the merge rules (pure functions)
+* ``k2desk.text.names``    normalized names and the merge rules (pure functions)
 * ``k2desk.store.graph``    ``GraphStore``: upserts with provenance, removal, neighbours, networkx/GraphML
 * ``k2desk.graph.vectors``  entity/relation vectors, re-embedded when their merged text changes
 * ``k2desk.graph.build``    ``GraphStage(db, embedder, extractor, source)``: the indexing stage per source

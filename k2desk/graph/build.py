@@ -22,16 +22,16 @@ import numpy as np
 
 from k2desk.graph.extract import Extraction, Extractor
 from k2desk.graph.hypernodes import Hypernodes
-from k2desk.graph.merge import merge_descriptions, merge_keywords, normalize_name
 from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
-from k2desk.methods.base import LLMUsage
-from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphStore
 from k2desk.text.chunking import chunk_text
+from k2desk.text.headers import chunk_header
+from k2desk.text.names import merge_descriptions, merge_keywords, normalize_name
+from k2desk.types import LLMUsage
 
 log = logging.getLogger(__name__)
 

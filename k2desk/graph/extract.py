@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Sequence
 
-from k2desk.graph.merge import ENTITY_TYPES, normalize_name
-from k2desk.methods.base import LLMUsage
 from k2desk.progress import CancelToken
 from k2desk.prompts import GRAPH_EXTRACTION_PROMPT
+from k2desk.text.names import ENTITY_TYPES, normalize_name
+from k2desk.types import LLMUsage
 
 log = logging.getLogger(__name__)
 

@@ -21,12 +21,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-from k2desk.graph.merge import normalize_name
 from k2desk.graph.vectors import text_key
 from k2desk.progress import CancelToken
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.vectors import VectorIndex
+from k2desk.text.names import normalize_name
 
 QUALIFIER_WORDS = {"in", "on", "at", "for", "by", "with", "from", "to", "of", "since", "until", "during", "after", "before"}
 NAME_WORDS = 4  # a relation without keywords is named by the first words of its description
@@ -109,7 +109,7 @@ class Hypernodes:
 
     @staticmethod
     def key(node: Hypernode) -> str:
-        return text_key(node.label + "|" + "|".join(f"{l.entity_id}:{l.role}:{l.label}" for l in node.links))
+        return text_key(node.label + "|" + "|".join(f"{ln.entity_id}:{ln.role}:{ln.label}" for ln in node.links))
 
     # -- storage --------------------------------------------------------------------------
     def sync(self, source: str, relation_ids: Optional[Iterable[int]] = None,
@@ -131,7 +131,7 @@ class Hypernodes:
             self.db.executemany("INSERT INTO hypernodes(id, source, label, vector_key) VALUES (?, ?, ?, ?)",
                                 [(n.id, n.source, n.label, self.key(n)) for n in stale])
             self.db.executemany("INSERT INTO hypernode_links(hypernode_id, entity_id, role, label) VALUES (?, ?, ?, ?)",
-                                [(n.id, l.entity_id, l.role, l.label) for n in stale for l in n.links])
+                                [(n.id, ln.entity_id, ln.role, ln.label) for n in stale for ln in n.links])
             self.vectors.add(ids, vectors, source)
         self.drop_orphan_vectors()
         return len(stale)

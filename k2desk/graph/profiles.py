@@ -18,8 +18,9 @@ hold every key with the start of its value.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from k2desk.graph.merge import normalize_name
+
 from k2desk.store.graph import Entity, Relation
+from k2desk.text.names import normalize_name
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from k2desk.graph.merge import normalize_name
-from k2desk.methods.base import Source
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
 from k2desk.store.graph import Entity, GraphStore, Relation
 from k2desk.store.vectors import VectorIndex
+from k2desk.text.names import normalize_name
+from k2desk.types import Source
 
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being below between both
@@ -259,7 +259,7 @@ def chunk_sources(db: Database, entity_scores: dict[int, float], relation_scores
     top = sorted(chunk_score.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
     rows = DocumentStore(db).chunks(c for c, _ in top)
     peak = top[0][1] if top and top[0][1] > 0 else 1.0
-    return [Source.of(rows[c], s / peak)
+    return [rows[c].as_source(s / peak)
             for c, s in top if c in rows]
 
 
@@ -290,8 +290,3 @@ def render(result: KGResult, budget_tokens: int, count_tokens: Callable[[str], i
     rels = [line for hit, line in kept if isinstance(hit, RelationHit)]
     parts = (["Entities:", *ents] if ents else []) + (["Relations:", *rels] if rels else [])
     return "\n".join(parts), [hit for hit, _ in kept]
-
-
-def kg_search(db: Database, embedder: Embedder, question: str, source: str = "text", **options) -> KGResult:
-    """Convenience: ``KGSearcher(db, embedder).search(question, source, **options)``."""
-    return KGSearcher(db, embedder).search(question, source, **options)

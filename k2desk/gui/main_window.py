@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabW
 from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, Settings
 from k2desk.errors import K2Error
+from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.widgets.ask_panel import AskPanel
 from k2desk.gui.widgets.collections import CollectionsPanel
 from k2desk.gui.widgets.compare_panel import ComparePanel
@@ -25,13 +26,13 @@ from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, document_detail, first_line
 from k2desk.indexing import IndexReport
-from k2desk.methods.base import METHOD_NAMES, Answer
+from k2desk.methods.registry import METHOD_NAMES
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
 from k2desk.store.history import HistoryStore
+from k2desk.types import Answer
 
 DEFAULT_METHOD = "k2rag"
 FALLBACK_METHOD = "hybrid"

@@ -14,19 +14,17 @@ import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from k2desk.errors import IngestError
-from k2desk.ingest.readers import RawDocument, normalize_text, short_reason
+from k2desk.ingest.document import RawDocument, normalize_text, short_reason
+from k2desk.text.headers import format_date
 
 log = logging.getLogger("k2desk.ingest")
 
 BODY_FIELDS = ("body", "text", "content")  # the first non-empty string one is the record's text
 _HEADER = (("Title", "title"), ("Source", "source"), ("Published", "published_at"),
            ("Author", "author"), ("Category", "category"), ("URL", "url"))
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December")
 
 
 @dataclass
@@ -36,18 +34,6 @@ class CorpusReport:
     path: str = ""
     records: int = 0
     skipped: list[tuple[int, str]] = field(default_factory=list)
-
-
-def format_date(value: str) -> str:
-    """'2023-10-06T17:22:02+00:00' -> '2023-10-06 (October 6, 2023)'; unparsable: unchanged.
-
-    Both spellings end up in the text: questions say "published on October 6, 2023".
-    """
-    try:
-        d = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return value
-    return f"{d:%Y-%m-%d} ({_MONTHS[d.month - 1]} {d.day}, {d.year})"
 
 
 def record_text(rec: dict, body: str) -> str:

@@ -13,12 +13,13 @@ import io
 import posixpath
 import re
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from k2desk.errors import IngestError
+from k2desk.ingest.corpus import iter_corpus
+from k2desk.ingest.document import CONTROL_CHARS, RawDocument, normalize_text, short_reason  # noqa: F401 (re-exported)
 
 SUPPORTED: dict[str, str] = {
     ".txt": "txt",
@@ -39,16 +40,6 @@ MAX_FILE_BYTES = {"txt": 64 << 20, "md": 64 << 20, "html": 64 << 20, "pdf": 256 
                   "docx": 128 << 20, "epub": 128 << 20}
 
 
-@dataclass
-class RawDocument:
-    key: str  # absolute resolved path; for a corpus record f"{path}#{url}" (or #line-N)
-    title: str
-    text: str  # normalized text to index (corpus records: metadata header + body)
-    kind: str  # a value of SUPPORTED
-    meta: dict = field(default_factory=dict)
-    content_hash: str = ""  # sha256 hex of the file's bytes / the record's canonical JSON
-
-
 def file_hash(path: str | Path) -> str:
     """sha256 hex of a file's bytes, read in 1 MiB blocks."""
     h = hashlib.sha256()
@@ -56,35 +47,6 @@ def file_hash(path: str | Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
-
-
-def short_reason(exc: BaseException, limit: int = 160) -> str:
-    """'ClassName: first line of the message', truncated: the one-line form of a library error."""
-    lines = str(exc).strip().splitlines()
-    msg = f"{type(exc).__name__}: {lines[0].strip()}" if lines else type(exc).__name__
-    return msg if len(msg) <= limit else msg[: limit - 1] + "…"
-
-
-# --- text normalization ---------------------------------------------------------------------
-
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff"), None)  # soft hyphen, ZWSP, WJ, BOM
-_BREAKS = str.maketrans({"\r": "\n", "\x0b": "\n", "\x85": "\n", "\u2028": "\n",
-                         "\x0c": "\n\n", "\u2029": "\n\n"})
-_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-_SPACES = re.compile(r"[^\S\n]+")  # any whitespace except newline (tabs, NBSP, thin spaces ...)
-_BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-def normalize_text(text: str) -> str:
-    """Collapse runs of spaces, keep single newlines and paragraph breaks (one blank line), strip.
-
-    Idempotent: normalize_text(normalize_text(s)) == normalize_text(s), so offsets into the
-    stored text stay valid.
-    """
-    text = text.replace("\r\n", "\n").translate(_BREAKS).translate(_INVISIBLE)
-    text = _SPACES.sub(" ", _CONTROLS.sub("", text))
-    text = "\n".join(line.strip() for line in text.split("\n"))
-    return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
 def decode_text(data: bytes, name: str) -> str:
@@ -109,7 +71,7 @@ def decode_text(data: bytes, name: str) -> str:
             except UnicodeDecodeError:
                 text = data.decode("latin-1")
     sample = text[:65536]
-    if sample and len(_CONTROLS.findall(sample)) > 0.05 * len(sample):
+    if sample and len(CONTROL_CHARS.findall(sample)) > 0.05 * len(sample):
         raise binary
     return text
 
@@ -398,7 +360,6 @@ def read_path(path: str | Path, report=None) -> list[RawDocument]:
     if kind is None:
         raise IngestError(f"{name}: unsupported file type {p.suffix.lower() or '(no extension)'}")
     if kind == "jsonl":
-        from k2desk.ingest.corpus import iter_corpus
 
         return list(iter_corpus(p, report))
     try:

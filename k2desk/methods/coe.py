@@ -1,4 +1,4 @@
-"""KG-RAG's Chain of Explorations (papers/kg-rag-chain-of-explorations.txt, Algorithm 1).
+"""KG-RAG's Chain of Explorations (the KG-RAG paper, Algorithm 1).
 
 plan → per step: a node step (vector search over entities and triple hypernodes, then LLM
 selection) or a relation step (the current nodes' relations from the graph, ranked by vector
@@ -284,11 +284,11 @@ class CoEMethod:
         hypers = self.hyper.get(hyper_ids)
         for eid, hids in qualified.items():
             for hid in hids:
-                link = next((l for l in hypers[hid].links if l.entity_id == eid), None)
+                link = next((ln for ln in hypers[hid].links if ln.entity_id == eid), None)
                 if link is not None and link.role == "qualifier":
                     edges.append(Edge(f"{names[eid]} <-[{link.label}]- {hypers[hid].label}", ("h", hid),
                                       f"{hypers[hid].label} -[{link.label}]-> ({names[eid]})", hid))
-        linked = self.graph.entities(l.entity_id for k, n in current if k == "h" for l in hypers[n].links)
+        linked = self.graph.entities(ln.entity_id for k, n in current if k == "h" for ln in hypers[n].links)
         for kind, hid in current:
             if kind != "h":
                 continue

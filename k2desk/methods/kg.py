@@ -1,4 +1,4 @@
-"""The K²RAG paper's naive knowledge-graph baseline (§3.2, METHODS.md §2): retrieval from the
+"""The K²RAG paper's naive knowledge-graph baseline (its §3.2): retrieval from the
 knowledge graph of the raw (unsummarized) corpus only. The "KG results" block is the whole
 context of the generation prompt; the chunks that mention the matched entities and relations are
 the answer's sources (for citation, not shown to the model)."""

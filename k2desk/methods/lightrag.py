@@ -1,4 +1,4 @@
-"""LightRAG's dual-level retrieval (papers/lightrag.txt §3.2, METHODS.md §3) over the knowledge
+"""LightRAG's dual-level retrieval (the LightRAG paper, §3.2) over the knowledge
 graph of ``ctx.graph_source()`` (the raw text's when built, else the summaries').
 
 As in the paper:
@@ -44,7 +44,6 @@ from itertools import zip_longest
 from typing import Any, Iterable, Optional
 
 from k2desk.graph.extract import ordered_object
-from k2desk.graph.merge import normalize_name
 from k2desk.graph.profiles import entity_profile, relation_profile
 from k2desk.graph.query import chunk_sources, question_keywords, stems
 from k2desk.methods.base import Answer, LLMUsage, Timer
@@ -55,6 +54,7 @@ from k2desk.prompts import LIGHTRAG_KEYWORDS_PROMPT
 from k2desk.runtime.llm import LLM
 from k2desk.store.graph import GraphStore
 from k2desk.store.vectors import VectorIndex
+from k2desk.text.names import normalize_name
 
 MODES = ("local", "global", "hybrid")
 MAX_KEYWORDS = 5

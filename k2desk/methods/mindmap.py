@@ -1,5 +1,5 @@
-"""Mapping the Mind: knowledge-graph-augmented retrieval (papers/mapping-the-mind.txt §4.3,
-METHODS.md §5) over the graph of ``ctx.graph_source()`` (the raw text's when built, else the
+"""Mapping the Mind: knowledge-graph-augmented retrieval (the Mapping the Mind
+paper, §4.3) over the graph of ``ctx.graph_source()`` (the raw text's when built, else the
 summaries').
 
 As in the paper:
@@ -37,7 +37,6 @@ from typing import Any, Optional
 import numpy as np
 
 from k2desk.graph.extract import ordered_object
-from k2desk.graph.merge import normalize_name
 from k2desk.graph.query import _ngrams, entity_line, question_keywords, relation_line
 from k2desk.methods.base import Answer, LLMUsage, Source, Timer
 from k2desk.methods.coe import unique_labels
@@ -49,6 +48,7 @@ from k2desk.prompts import MINDMAP_EXPLORE_HINT, MINDMAP_STEP_PROMPT, MINDMAP_SU
 from k2desk.store.documents import DocumentStore
 from k2desk.store.graph import Entity, GraphStore
 from k2desk.store.vectors import VectorIndex
+from k2desk.text.names import normalize_name
 
 REASONING_MAX = 160  # characters; every bound also bounds the (grammar-sampled, slow) completion
 QUERY_MAX = 80
@@ -205,5 +205,5 @@ class MindMapMethod:
         """The ``top_k`` source chunks closest to ``vec``."""
         found = VectorIndex(self.ctx.db, "chunks").search(vec, self.top_k, source)
         rows = DocumentStore(self.ctx.db).chunks(c for c, _ in found)
-        return [Source.of(rows[c], s)
+        return [rows[c].as_source(s)
                 for c, s in found if c in rows]

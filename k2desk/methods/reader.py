@@ -34,8 +34,7 @@ from k2desk.methods.question import answer_form, claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
 from k2desk.methods.select import select_evidence
 from k2desk.progress import CancelToken
-from k2desk.prompts import (ABSTAIN_ANSWER, CLAIM_CHECK_PROMPT, CLAIM_NO_EVIDENCE, OPEN_ANSWER_PROMPT,
-                            UNKNOWN_OUTLET_ANSWER)
+from k2desk.prompts import ABSTAIN_ANSWER, CLAIM_CHECK_PROMPT, CLAIM_NO_EVIDENCE, OPEN_ANSWER_PROMPT, UNKNOWN_OUTLET_ANSWER
 from k2desk.runtime.llm import LLM
 from k2desk.store.sparse import SparseIndex
 

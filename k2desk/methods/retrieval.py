@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from k2desk.ingest.corpus import format_date
-from k2desk.methods.base import Source
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import ChunkRow, DocumentStore
 from k2desk.store.sparse import SparseIndex
 from k2desk.store.vectors import VectorIndex
-
+from k2desk.text.headers import chunk_header  # noqa: F401 (re-exported for the methods)
+from k2desk.types import Source
 
 OUTLET_POOL = 400  # BM25 candidates filtered down to one publisher's passages
 
@@ -32,7 +31,7 @@ class Hit:
 
     def source(self) -> Source:
         c = self.chunk
-        return Source.of(c, self.score)
+        return c.as_source(self.score)
 
 
 class Retriever:
@@ -98,18 +97,6 @@ class Retriever:
                 seen.add(h.chunk.document_id)
                 chosen.append(h)
         return (chosen + rest)[:k]
-
-
-def chunk_header(title: str, meta: dict) -> str:
-    """One line naming a chunk's document (title, outlet, date). It is indexed with every chunk
-    (dense and sparse) and shown to the LLM, because questions name outlets and dates that
-    otherwise only a document's first chunk carries."""
-    parts = [title] if title else []
-    if meta.get("source"):
-        parts.append(str(meta["source"]))
-    if meta.get("published_at"):
-        parts.append(format_date(str(meta["published_at"])))
-    return " | ".join(parts)
 
 
 def index_text(chunk: ChunkRow) -> str:

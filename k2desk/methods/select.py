@@ -6,8 +6,9 @@ time (prompt evaluation is ~90 % of an answer on CPU) and attention (a small mod
 whatever it read last). Each sentence is scored by the inverse document frequency of the
 question's terms it contains (the sparse index's own terms and statistics). The best sentence of
 every passage is taken first (stop words score nothing; a sentence without a question term
-scores half its best neighbour's, since the answer often follows the sentence that matches), in the passages' rank order (so every article the ranking
-brought is represented), then the best remaining sentences by score while the budget lasts.
+scores half its best neighbour's, since the answer often follows the sentence that matches), in
+the passages' rank order (so every article the ranking brought is represented), then the best
+remaining sentences by score while the budget lasts.
 Measured on the MultiHop-RAG dev slice in docs/eval/retrieval/ (gold facts kept in the context
 at the same budget).
 """
@@ -17,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from k2desk.methods.retrieval import Hit, chunk_header
+from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
+from k2desk.text.headers import chunk_header
 
 GAP = " … "
 NEIGHBOUR = 0.5  # a sentence without a question term, next to one that has some: this share of its score

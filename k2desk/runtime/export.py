@@ -311,10 +311,11 @@ def _copy_side_files(src: Path, model, out_dir: Path) -> None:
 
 
 def _write_manifest(src: Path, out_dir: Path, model, extra: dict[str, Any]) -> None:
+    from importlib.metadata import version
+
     import optimum.exporters.onnx  # noqa: F401
     import torch
     import transformers
-    from importlib.metadata import version
 
     files = {p.name: sha256_file(p) for p in sorted(out_dir.iterdir())
              if p.is_file() and p.name != MANIFEST}

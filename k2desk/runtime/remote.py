@@ -26,9 +26,9 @@ from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from k2desk.errors import ModelError
-from k2desk.methods.base import LLMUsage
 from k2desk.progress import CancelToken
 from k2desk.runtime.llm import TEMPLATE_MARGIN, ChatModel, Completion, Message
+from k2desk.types import LLMUsage
 
 TIMEOUT_S = 600
 TOP_LOGPROBS = 20

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Optional, Protocol, runtime_checkable
@@ -229,6 +230,10 @@ def find_onnx_summarizer(models_dir: Path) -> Optional[Path]:
     return found[0] if found else None
 
 
+_onnx_lock = threading.Lock()
+_onnx_summarizers: dict[tuple[str, Optional[int]], "OnnxSeq2SeqSummarizer"] = {}
+
+
 def make_summarizer(backend: str, models_dir: Path, llm=None, threads: Optional[int] = None) -> Summarizer:
     """``auto`` | ``onnx`` | ``llm`` | ``extractive`` (see the module docstring)."""
     backend = (backend or "auto").lower()
@@ -241,8 +246,12 @@ def make_summarizer(backend: str, models_dir: Path, llm=None, threads: Optional[
             raise ModelError("the llm summarizer needs an LLM (none is loaded)")
         return LLMSummarizer(llm)
     found = find_onnx_summarizer(Path(models_dir))
-    if found is not None:
-        return OnnxSeq2SeqSummarizer(found, threads=threads)
+    if found is not None:  # loading its sessions takes seconds: once per process, not per document or question
+        key = (str(found), threads)
+        with _onnx_lock:
+            if key not in _onnx_summarizers:
+                _onnx_summarizers[key] = OnnxSeq2SeqSummarizer(found, threads=threads)
+            return _onnx_summarizers[key]
     if backend == "onnx":
         raise ModelError(
             f"no ONNX summarizer in {Path(models_dir) / 'summarizers'}; run `k2desk models export-summarizer SRC`")

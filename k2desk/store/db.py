@@ -53,7 +53,8 @@ class Database:
 
     # -- migrations --------------------------------------------------------------------
     def _migrate(self) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)")
+        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                          "name TEXT NOT NULL, applied_at REAL NOT NULL)")
         done = {row[0] for row in self.conn.execute("SELECT version FROM schema_version")}
         for version, name, sql in migrations():
             if version in done:

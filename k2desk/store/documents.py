@@ -10,6 +10,7 @@ from typing import Any, Iterable, Optional
 
 from k2desk.store.db import Database
 from k2desk.text.chunking import Chunk
+from k2desk.types import Source
 
 
 @dataclass
@@ -52,6 +53,11 @@ class ChunkRow:
         """The page its last character is on (a chunk may run over a page break)."""
         return max(self.page, self._page_at(max(self.start_char, self.end_char - 1)))
 
+    def as_source(self, score: float) -> Source:
+        """This chunk as an answer's source, with its pages where the document has pages."""
+        return Source(self.document, self.id, score, self.text, self.title, self.start_char, self.end_char,
+                      self.page, self.last_page)
+
     def _page_at(self, char: int) -> int:
         offsets = self.meta.get("page_offsets") if self.source == "text" else None
         if not offsets:
@@ -87,7 +93,8 @@ class DocumentStore:
     def list(self, status: Optional[str] = None) -> list[DocumentRow]:
         sql = f"SELECT {_DOC_COLS} FROM documents" + (" WHERE status = ?" if status else "") + " ORDER BY key"
         docs = [_doc(r) for r in self.db.all(sql, (status,) if status else ())]
-        counts = dict(self.db.all("SELECT document_id, count(*) FROM chunks WHERE profile = 'vec' AND source = 'text' GROUP BY document_id"))
+        counts = dict(self.db.all("SELECT document_id, count(*) FROM chunks WHERE profile = 'vec' AND source = 'text' "
+                                  "GROUP BY document_id"))
         stages: dict[int, list[str]] = {}
         for doc_id, stage in self.db.all("SELECT document_id, stage FROM document_stages ORDER BY stage"):
             stages.setdefault(doc_id, []).append(stage)
@@ -126,7 +133,8 @@ class DocumentStore:
         return row[0] if row else None
 
     def set_summary(self, doc_id: int, summary: str, summary_key: str) -> None:
-        self.db.execute("UPDATE documents SET summary = ?, summary_key = ?, updated_at = ? WHERE id = ?", (summary, summary_key, time.time(), doc_id))
+        self.db.execute("UPDATE documents SET summary = ?, summary_key = ?, updated_at = ? "
+                        "WHERE id = ?", (summary, summary_key, time.time(), doc_id))
 
     def ids_to_process(self) -> list[int]:
         """Documents left pending or interrupted mid-way (resume after a crash)."""
@@ -154,7 +162,8 @@ class DocumentStore:
         return self.db.one("SELECT count(*) FROM documents WHERE content_hash != ''")[0]
 
     def stage_done(self, doc_id: int, stage: str, content_hash: str) -> bool:
-        return self.db.one("SELECT 1 FROM document_stages WHERE document_id = ? AND stage = ? AND content_hash = ?", (doc_id, stage, content_hash)) is not None
+        return self.db.one("SELECT 1 FROM document_stages WHERE document_id = ? AND stage = ? "
+                           "AND content_hash = ?", (doc_id, stage, content_hash)) is not None
 
     def mark_stage(self, doc_id: int, stage: str, content_hash: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO document_stages VALUES (?, ?, ?, ?)", (doc_id, stage, content_hash, time.time()))
@@ -170,7 +179,8 @@ class DocumentStore:
         ids = []
         for c in chunks:
             cur = self.db.execute(
-                "INSERT INTO chunks(document_id, source, profile, seq, start_char, end_char, n_tokens, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                "INSERT INTO chunks(document_id, source, profile, seq, start_char, end_char, n_tokens, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (doc_id, source, profile, c.seq, c.start_char, c.end_char, c.n_tokens, c.text),
             )
             ids.append(int(next(cur)[0]))
@@ -197,7 +207,8 @@ class DocumentStore:
 
     def chunks_of(self, doc_id: int, source: str, profile: str) -> list[ChunkRow]:
         rows = self.db.all(
-            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.document_id = ? AND c.source = ? AND c.profile = ? ORDER BY c.seq",
+            f"SELECT {_CHUNK_COLS} FROM chunks c JOIN documents d ON d.id = c.document_id "
+            f"WHERE c.document_id = ? AND c.source = ? AND c.profile = ? ORDER BY c.seq",
             (doc_id, source, profile),
         )
         return [_chunk(r) for r in rows]

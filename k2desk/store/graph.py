@@ -24,10 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
-from k2desk.graph.merge import (DESCRIPTION_LIMIT, ENTITY_TYPES, KEYWORDS_LIMIT, majority_type,  # noqa: F401 (re-exported)
-                                merge_descriptions, merge_keywords, normalize_name)
 from k2desk.store.db import Database
 from k2desk.store.vectors import VectorIndex
+from k2desk.text.names import (  # noqa: F401 (re-exported)
+    DESCRIPTION_LIMIT,
+    ENTITY_TYPES,
+    KEYWORDS_LIMIT,
+    majority_type,
+    merge_descriptions,
+    merge_keywords,
+    normalize_name,
+)
 
 SOURCES = ("text", "summary")
 
@@ -147,7 +154,8 @@ class GraphStore:
             self.db.execute("INSERT INTO relation_mentions(relation_id, chunk_id, document_id, description, keywords, strength) "
                             "VALUES (?, ?, ?, ?, ?, ?)", (relation_id, chunk_id, document_id, description, keywords, strength))
         else:
-            self.db.execute("UPDATE relation_mentions SET description = ?, keywords = ?, strength = ? WHERE relation_id = ? AND chunk_id = ?",
+            self.db.execute("UPDATE relation_mentions SET description = ?, keywords = ?, strength = ? "
+                            "WHERE relation_id = ? AND chunk_id = ?",
                             (merge_descriptions([old[0], description]), merge_keywords([old[1], keywords]),
                              max(old[2], strength), relation_id, chunk_id))
         if refresh:
@@ -163,7 +171,8 @@ class GraphStore:
                 self.db.execute("UPDATE entities SET type = ?, description = ? WHERE id = ?",
                                 (majority_type([r[0] for r in rows]), merge_descriptions(r[1] for r in rows), eid))
         for rid in set(relation_ids):
-            rows = self.db.all("SELECT description, keywords, strength FROM relation_mentions WHERE relation_id = ? ORDER BY chunk_id", (rid,))
+            rows = self.db.all("SELECT description, keywords, strength FROM relation_mentions "
+                               "WHERE relation_id = ? ORDER BY chunk_id", (rid,))
             if rows:
                 self.db.execute("UPDATE relations SET description = ?, keywords = ?, strength = ? WHERE id = ?",
                                 (merge_descriptions(r[0] for r in rows), merge_keywords(r[1] for r in rows),

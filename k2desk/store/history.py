@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from k2desk.methods.base import Answer
 from k2desk.store.db import Database
+from k2desk.types import Answer
 
 
 @dataclass

@@ -3,7 +3,7 @@
 Tables are created on first use with the embedder's dimension, recorded in ``meta`` so that a
 collection built with one embedder is never queried with another. A ``source`` metadata column
 ('text' | 'summary') keeps the naive baselines' and K²RAG's vectors apart in one table (no
-partition key: each partition reserves 1,024 slots, see ARCHITECTURE.md).
+partition key: each partition reserves 1,024 slots).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Windows of S tokens overlapping by O advance by S−O. The paper counts
 L = floor((N−O)/(S−O)) full windows and drops what is left; we add one final partial window so
-no text is lost (METHODS.md §1.2). Tokens are the embedder's word pieces; each window's text is
+no text is lost (the K²RAG paper's chunking, eq. 1). Tokens are the embedder's word pieces; each window's text is
 the original text between its first token's start and its last token's end, so chunks quote the
 document exactly and carry character offsets for highlighting.
 """

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from k2desk.errors import Cancelled, ModelError, UsageError
-from k2desk.eval.datasets import load_questions
 from k2desk.eval import report as R
 from k2desk.eval import runner
+from k2desk.eval.datasets import load_questions
 from k2desk.methods.base import Answer, LLMUsage, Source
 from k2desk.progress import CancelToken
 

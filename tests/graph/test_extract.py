@@ -5,8 +5,20 @@ import json
 
 import pytest
 
-from k2desk.graph.extract import (DESCRIPTION_MAX, EXTRACTION_SCHEMA, KEYWORDS_MAX, MAX_ENTITIES, MAX_RELATIONS, NAME_MAX,
-                                  Extraction, ExtractedEntity, ExtractedRelation, extract, parse_extraction, parse_json)
+from k2desk.graph.extract import (
+    DESCRIPTION_MAX,
+    EXTRACTION_SCHEMA,
+    KEYWORDS_MAX,
+    MAX_ENTITIES,
+    MAX_RELATIONS,
+    NAME_MAX,
+    ExtractedEntity,
+    ExtractedRelation,
+    Extraction,
+    extract,
+    parse_extraction,
+    parse_json,
+)
 from k2desk.methods.base import LLMUsage
 from k2desk.store.graph import ENTITY_TYPES, normalize_name
 

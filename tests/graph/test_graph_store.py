@@ -7,8 +7,7 @@ import pytest
 
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
-from k2desk.store.graph import (DESCRIPTION_LIMIT, GraphStore, majority_type, merge_descriptions, merge_keywords,
-                                normalize_name)
+from k2desk.store.graph import DESCRIPTION_LIMIT, GraphStore, majority_type, merge_descriptions, merge_keywords, normalize_name
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.chunking import Chunk
 
@@ -118,7 +117,8 @@ def test_remove_document_recomputes_and_leaves_no_orphans(db):
     assert {r[0] for r in db.all("SELECT id FROM vec_relations")} == {shared}
     assert g.entity(summary_entity) is not None  # the other source is untouched
     for table in ("entity_mentions", "relation_mentions"):
-        rows = db.all(f"SELECT count(*) FROM {table} m JOIN chunks c ON c.id = m.chunk_id WHERE m.document_id = ? AND c.source = 'text'", (d1,))
+        rows = db.all(f"SELECT count(*) FROM {table} m JOIN chunks c ON c.id = m.chunk_id "
+                      "WHERE m.document_id = ? AND c.source = 'text'", (d1,))
         assert rows[0][0] == 0
 
     with db.transaction():

@@ -3,8 +3,8 @@ parts and to the entities that qualify it, embedded, and kept in line with docum
 
 import pytest
 
-from k2desk.graph.hypernodes import Hypernodes, qualifier_word, relation_name, triple_label
 from k2desk.graph.build import GraphStage
+from k2desk.graph.hypernodes import Hypernodes, qualifier_word, relation_name, triple_label
 from tests.methods.support import RELATIONS, build_world
 
 

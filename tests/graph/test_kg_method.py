@@ -83,7 +83,8 @@ def test_index_ask_kg_then_remove_a_document(tmp_path, models_dir, tiny_llm_path
         assert {m for m in before["relation_mentions"] if m[2] != victim.id} == after["relation_mentions"]
         assert after["vec_entities"] == after["entities"] and after["vec_relations"] == after["relations"]
         assert engine.db.one("SELECT count(*) FROM chunks WHERE document_id = ?", (victim.id,))[0] == 0
-        orphans = engine.db.one("SELECT count(*) FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)")[0]
+        orphans = engine.db.one("SELECT count(*) FROM entities e "
+                                "WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m WHERE m.entity_id = e.id)")[0]
         assert orphans == 0
 
 

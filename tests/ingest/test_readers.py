@@ -22,8 +22,8 @@ from k2desk.ingest import (
     iter_corpus,
     normalize_text,
     read_path,
+    readers,
 )
-from k2desk.ingest import readers
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 MIXED = FIXTURES / "mixed"

@@ -72,7 +72,8 @@ def test_multi_hop_path_then_respond(world):
     assert steps[3]["selected"] == ["Anneli Korhonen -[leadership]-> Quillfeather Robotics"]
     assert [s["evaluation"]["decision"] for s in steps] == ["continue", "continue", "continue", "respond"]
     assert steps[-1]["evaluation"]["choices"] == ["respond", "needs refinement"]  # last step: nothing to continue to
-    assert "Quillfeather Robotics -[acquisition]-> Orrin Glassworks: Quillfeather Robotics acquired Orrin Glassworks in 2023." in trace["path"]
+    assert ("Quillfeather Robotics -[acquisition]-> Orrin Glassworks"
+            ": Quillfeather Robotics acquired Orrin Glassworks in 2023.") in trace["path"]
     assert "Knowledge graph path:" in trace["context"] and "Anneli Korhonen" in trace["context"]
     assert {s.document.rsplit("/", 1)[-1] for s in result.sources} == {"harbour.txt", "robots.txt"}
     assert kinds(llm) == ["plan"] + ["select", "evaluate"] * 4 + ["answer"]
@@ -89,7 +90,8 @@ def test_node_step_finds_a_triple_hypernode_and_its_qualifier(world):
     assert first["selected"] == ["(Quillfeather Robotics) -[acquisition]-> (Orrin Glassworks)"]
     assert second["selected"][0].endswith("-[in]-> 2023")
     assert result.trace["outcome"] == "respond"
-    assert "(Quillfeather Robotics) -[acquisition]-> (Orrin Glassworks) -[in]-> (2023): The year of the acquisition." in result.trace["path"]
+    assert ("(Quillfeather Robotics) -[acquisition]-> (Orrin Glassworks) "
+            "-[in]-> (2023): The year of the acquisition.") in result.trace["path"]
 
 
 def test_refinement_limit_ends_in_the_apology(world):

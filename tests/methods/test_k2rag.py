@@ -9,9 +9,9 @@ import pytest
 from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.methods.retrieval import chunk_header
-from k2desk.summarize_stage import summarize_long, summary_length
-from k2desk.runtime.summarizer import ExtractiveSummarizer
 from k2desk.progress import CancelToken
+from k2desk.runtime.summarizer import ExtractiveSummarizer
+from k2desk.summarize_stage import summarize_long, summary_length
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

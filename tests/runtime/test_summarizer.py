@@ -163,3 +163,31 @@ def test_llm_summaries_lose_the_sentences_of_a_decoding_loop():
               "It may last weeks! the trial is run by FTX's lawyers.")
     assert drop_repeated_sentences(looped) == "The trial began on Tuesday. The trial is run by FTX's lawyers. It may last weeks!"
     assert drop_repeated_sentences("No stop at the end") == "No stop at the end"
+
+
+def test_an_onnx_summarizer_is_loaded_once_per_process(tmp_path, monkeypatch):
+    """Its sessions took seconds to load, and indexing made one per document, K²RAG one per question."""
+    import k2desk.runtime.summarizer as summarizer
+
+    loads = []
+
+    class Sessions:
+        name = "onnx:fake"
+
+        def __init__(self, path, threads=None):
+            loads.append((path, threads))
+
+    _fake_export(tmp_path, "led")
+    monkeypatch.setattr(summarizer, "OnnxSeq2SeqSummarizer", Sessions)
+    monkeypatch.setattr(summarizer, "_onnx_summarizers", {})
+    first = make_summarizer("onnx", tmp_path, threads=2)
+    assert all(make_summarizer(b, tmp_path, llm=RecordingLLM("x"), threads=2) is first for b in ("onnx", "auto", "onnx"))
+    assert len(loads) == 1
+    make_summarizer("onnx", tmp_path, threads=1)  # other settings: its own sessions
+    assert len(loads) == 2
+
+
+def test_sentences_split_at_their_ends_only():
+    assert split_sentences("The ferry leaves at 5 p.m. in winter. It is late.") == [
+        "The ferry leaves at 5 p.m. in winter.", "It is late."]
+    assert split_sentences('"Stop!" Then the bell rang.') == ['"Stop!"', "Then the bell rang."]

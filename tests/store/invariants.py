@@ -112,12 +112,15 @@ def dump(path: Path, root: str = "") -> dict[str, list]:
     try:
         out = {
             "documents": q("SELECT key, content_hash, status, coalesce(error, ''), coalesce(summary, '') FROM documents ORDER BY key"),
-            "stages": q("SELECT d.key, s.stage, s.content_hash FROM document_stages s JOIN documents d ON d.id = s.document_id ORDER BY 1, 2"),
-            "chunks": q("SELECT d.key, c.source, c.profile, c.seq, c.text FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY 1, 2, 3, 4"),
+            "stages": q("SELECT d.key, s.stage, s.content_hash "
+                        "FROM document_stages s JOIN documents d ON d.id = s.document_id ORDER BY 1, 2"),
+            "chunks": q("SELECT d.key, c.source, c.profile, c.seq, c.text "
+                        "FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY 1, 2, 3, 4"),
             "entities": q("SELECT source, name, display, type, description, coalesce(vector_key, '') FROM entities ORDER BY 1, 2"),
             "relations": q("SELECT r.source, a.name, b.name, r.description, r.keywords, r.strength FROM relations r "
                            "JOIN entities a ON a.id = r.src_id JOIN entities b ON b.id = r.dst_id ORDER BY 1, 2, 3"),
-            "entity_mentions": q("SELECT e.name, d.key, c.seq, m.type, m.description FROM entity_mentions m JOIN entities e ON e.id = m.entity_id "
+            "entity_mentions": q("SELECT e.name, d.key, c.seq, m.type, "
+                                 "m.description FROM entity_mentions m JOIN entities e ON e.id = m.entity_id "
                                  "JOIN chunks c ON c.id = m.chunk_id JOIN documents d ON d.id = m.document_id ORDER BY 1, 2, 3"),
             "relation_mentions": q("SELECT a.name, b.name, d.key, c.seq, m.description FROM relation_mentions m "
                                    "JOIN relations r ON r.id = m.relation_id JOIN entities a ON a.id = r.src_id "
@@ -128,8 +131,9 @@ def dump(path: Path, root: str = "") -> dict[str, list]:
         if _has(conn, "vec_chunks"):  # vectors by the chunk they embed, rounded (same model, same text)
             out["vectors"] = [(k, s, p, seq, tuple(round(float(x), 4) for x in memoryview(v).cast("f")))
                               for k, s, p, seq, v in q("SELECT d.key, c.source, c.profile, c.seq, v.embedding FROM vec_chunks v "
-                                                       "JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id ORDER BY 1, 2, 3, 4")]
-        for source, table in SPARSE.items():  # the FTS rows: which chunks each term is in
+                                                       "JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id "
+                                                       "ORDER BY 1, 2, 3, 4")]
+        for table in SPARSE.values():  # the FTS rows: which chunks each term is in
             out[table] = q(f"SELECT term, doc, cnt FROM {table}_vocab ORDER BY term")
         return out
     finally:

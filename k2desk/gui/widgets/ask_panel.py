@@ -7,12 +7,23 @@ from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFont, QTextCursor
-from PySide6.QtWidgets import (QComboBox, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSplitter,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from k2desk.gui.widgets.sources import SourcesPanel
 from k2desk.gui.widgets.trace import TracePanel
 from k2desk.methods.base import Answer
+from k2desk.methods.registry import describe
 
 UNAVAILABLE = " (not available)"
 
@@ -38,6 +49,7 @@ class AskPanel(QWidget):
         self.method = QComboBox()
         for name in methods:
             self.method.addItem(name, name)
+            self.method.setItemData(self.method.count() - 1, describe(name), Qt.ItemDataRole.ToolTipRole)
         self.method.setCurrentIndex(max(0, self.method.findData(default)))
         self.method.setToolTip("Retrieval method (K²RAG by default)")
         self.ask_button = QPushButton("Ask")

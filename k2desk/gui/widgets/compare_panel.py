@@ -6,11 +6,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
-                               QTextBrowser, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from k2desk.methods.base import Answer
+from k2desk.methods.registry import describe
+from k2desk.types import Answer
 
 NONE = "—"
 DEFAULT_METHODS = ("k2rag", "evidence", "hybrid")
@@ -24,6 +37,7 @@ class MethodColumn(QGroupBox):
             self.method.addItem(NONE, "")
         for name in methods:
             self.method.addItem(name, name)
+            self.method.setItemData(self.method.count() - 1, describe(name), Qt.ItemDataRole.ToolTipRole)
         self.method.setCurrentIndex(max(0, self.method.findData(default)))
         self.answer = QTextBrowser()
         self.answer.setPlaceholderText("The answer appears here.")

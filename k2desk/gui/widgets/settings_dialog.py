@@ -8,8 +8,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from k2desk.config import BUILD_PROFILES, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
@@ -120,7 +132,8 @@ class SettingsDialog(QDialog):
         self.model.setCurrentIndex(self.model.findData(self.settings.llm))
 
     def browse_model(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(self.settings.models_dir), "GGUF models (*.gguf);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(self.settings.models_dir),
+                                              "GGUF models (*.gguf);;All files (*)")
         if path:
             self.select_model(path)
 

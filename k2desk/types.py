@@ -1,0 +1,75 @@
+"""The values every layer passes around: an answer, the passages it came from, the LLM work it
+took. They sit below every layer that uses them (store, runtime, graph, methods, engine, app),
+so no layer imports upwards to get them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Source:
+    """One passage an answer was drawn from."""
+
+    document: str  # the document's path or corpus key (shown to the user)
+    chunk_id: int
+    score: float
+    text: str
+    title: str = ""
+    start_char: int = 0
+    end_char: int = 0
+    page: int = 0  # the PDF page (1-based) the passage starts on; 0: the document has no pages
+    last_page: int = 0  # the page it ends on (a passage may run over a page break)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
+        if self.page:
+            out["page"] = self.page
+            if self.last_page > self.page:
+                out["last_page"] = self.last_page
+        return out
+
+    def pages(self) -> str:
+        """"p. 3", "pp. 2–3", or "" for a document without pages."""
+        if not self.page:
+            return ""
+        return f"pp. {self.page}–{self.last_page}" if self.last_page > self.page else f"p. {self.page}"
+
+
+@dataclass
+class LLMUsage:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "LLMUsage") -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    question: str
+    method: str
+    answer: str
+    sources: list[Source] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    llm: LLMUsage = field(default_factory=LLMUsage)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``ask --json`` contract (README, "Using it")."""
+        return {
+            "question": self.question,
+            "method": self.method,
+            "answer": self.answer,
+            "sources": [s.to_json() for s in self.sources],
+            "trace": self.trace,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "llm": self.llm.to_json(),
+        }
