@@ -29,6 +29,7 @@ from k2desk.runtime.models import ModelStore
 from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
+from k2desk.store.graph import GraphStore
 from k2desk.store.history import HistoryStore
 from k2desk.summarize_stage import SummaryStage
 
@@ -199,8 +200,7 @@ class Engine:
 
     def has_graph(self) -> bool:
         """Whether a knowledge graph was built (it may be empty) or written."""
-        return (self.db.one("SELECT 1 FROM document_stages WHERE stage LIKE 'graph%' LIMIT 1") is not None
-                or self.db.one("SELECT 1 FROM entities LIMIT 1") is not None)
+        return self.docs.any_stage("graph") or GraphStore(self.db).has_entities()
 
     def coverage(self, method: str = "k2rag") -> dict[str, tuple[int, int]]:
         """What ``method`` reads, built so far: stage -> (documents built, documents). Each

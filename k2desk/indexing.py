@@ -81,10 +81,7 @@ class ChunkIndexStage:
         self.sparse = SparseIndex(db, source)
 
     def _input(self, doc: DocumentRow) -> str:
-        if self.source == "text":
-            return self.docs.text(doc.id)
-        row = self.db.one("SELECT summary FROM documents WHERE id = ?", (doc.id,))
-        return (row[0] or "") if row else ""
+        return self.docs.source_text(doc.id, self.source)
 
     def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
         embedder = self._embedder()

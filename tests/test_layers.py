@@ -82,3 +82,12 @@ def test_the_code_cites_only_files_the_repository_has():
                for name in cited.findall(path.read_text(encoding="utf-8"))
                if not (PACKAGE.parent / name).exists()]
     assert missing == []
+
+
+def test_sql_lives_in_the_store_only():
+    statement = re.compile(r"\b(?:SELECT \S+.* FROM|INSERT (?:OR \w+ )?INTO|UPDATE \w+ SET|DELETE FROM|"
+                           r"CREATE (?:TABLE|INDEX|VIRTUAL)|DROP (?:TABLE|INDEX)|PRAGMA \w)")
+    outside = [f"{path.relative_to(PACKAGE.parent)}:{n}" for path in PACKAGE.rglob("*.py") if "store" not in path.parts
+               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if statement.search(line)]
+    assert outside == []
+    assert statement.search('db.all("SELECT id FROM entities")')  # the pattern finds what it looks for

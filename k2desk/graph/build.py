@@ -72,9 +72,7 @@ class GraphStage:
         self.stats = GraphBuildStats()
 
     def _input(self, doc: DocumentRow) -> str:
-        column = "text" if self.source == "text" else "summary"
-        row = self.db.one(f"SELECT {column} FROM documents WHERE id = ?", (doc.id,))
-        return (row[0] or "") if row else ""
+        return self.docs.source_text(doc.id, self.source)
 
     def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
         embedder = self._embedder()

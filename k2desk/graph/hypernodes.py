@@ -18,37 +18,18 @@ the vectors left behind. Vectors live in VectorIndex kind "nodes" (id = relation
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from k2desk.graph.vectors import text_key
 from k2desk.progress import CancelToken
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
+from k2desk.store.hypernodes import Hypernode, HypernodeStore, Link  # noqa: F401 (re-exported)
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.names import normalize_name
 
 QUALIFIER_WORDS = {"in", "on", "at", "for", "by", "with", "from", "to", "of", "since", "until", "during", "after", "before"}
 NAME_WORDS = 4  # a relation without keywords is named by the first words of its description
-
-
-@dataclass(frozen=True)
-class Link:
-    entity_id: int
-    role: str  # subject | object | qualifier
-    label: str
-
-
-@dataclass(frozen=True)
-class Hypernode:
-    id: int  # the relation's id
-    source: str
-    label: str
-    links: tuple[Link, ...]
-
-    @property
-    def vector_text(self) -> str:
-        return self.label
 
 
 def relation_name(keywords: str, description: str) -> str:
@@ -73,30 +54,18 @@ def qualifier_word(description: str, name: str) -> str:
 class Hypernodes:
     def __init__(self, db: Database, embedder: Optional[Embedder] = None) -> None:
         self.db = db
+        self.store = HypernodeStore(db)
         self.embedder = embedder
         self.vectors = VectorIndex(db, "nodes")
 
     # -- derivation -----------------------------------------------------------------------
     def derive(self, source: str, relation_ids: Optional[Iterable[int]] = None) -> dict[int, Hypernode]:
         """The hypernodes the graph implies for ``relation_ids`` (all of ``source`` when None)."""
-        where, params = "r.source = ?", [source]
         if relation_ids is not None:
-            ids = list(dict.fromkeys(int(i) for i in relation_ids))
-            if not ids:
-                return {}
-            where += f" AND r.id IN ({','.join('?' * len(ids))})"
-            params += ids
-        rows = self.db.all(f"SELECT r.id, r.src_id, r.dst_id, a.display, b.display, r.keywords, r.description "
-                           f"FROM relations r JOIN entities a ON a.id = r.src_id JOIN entities b ON b.id = r.dst_id WHERE {where}",
-                           params)
-        nearby: dict[int, list[tuple[int, str]]] = {}  # relation -> entities mentioned in its chunks
-        for rid, eid, display in self.db.all(
-                f"SELECT DISTINCT rm.relation_id, e.id, e.display FROM relations r "
-                f"JOIN relation_mentions rm ON rm.relation_id = r.id JOIN entity_mentions em ON em.chunk_id = rm.chunk_id "
-                f"JOIN entities e ON e.id = em.entity_id WHERE {where} ORDER BY e.id", params):
-            nearby.setdefault(rid, []).append((eid, display))
+            relation_ids = list(relation_ids)
+        nearby = self.store.nearby(source, relation_ids)  # relation -> entities mentioned in its chunks
         out = {}
-        for rid, src_id, dst_id, src, dst, keywords, description in rows:
+        for rid, src_id, dst_id, src, dst, keywords, description in self.store.triples(source, relation_ids):
             name = relation_name(keywords, description)
             links = [Link(src_id, "subject", name), Link(dst_id, "object", name)]
             said = f" {normalize_name(description)} "
@@ -117,8 +86,7 @@ class Hypernodes:
         """Bring the hypernodes of ``relation_ids`` (all of ``source`` when None) in line with the
         graph; returns how many were (re)written. Call inside a transaction for atomicity."""
         derived = self.derive(source, relation_ids)
-        have = dict(self.db.all(f"SELECT id, vector_key FROM hypernodes WHERE id IN ({','.join('?' * len(derived))})",
-                                list(derived))) if derived else {}
+        have = self.store.keys(list(derived))
         stale = [n for rid, n in derived.items() if have.get(rid) != self.key(n)]
         if stale:
             if self.embedder is None:
@@ -127,44 +95,22 @@ class Hypernodes:
             self.vectors.ensure(self.embedder.dim, self.embedder.name)
             ids = [n.id for n in stale]
             self.vectors.remove(ids)
-            self.db.executemany("DELETE FROM hypernodes WHERE id = ?", [(i,) for i in ids])
-            self.db.executemany("INSERT INTO hypernodes(id, source, label, vector_key) VALUES (?, ?, ?, ?)",
-                                [(n.id, n.source, n.label, self.key(n)) for n in stale])
-            self.db.executemany("INSERT INTO hypernode_links(hypernode_id, entity_id, role, label) VALUES (?, ?, ?, ?)",
-                                [(n.id, ln.entity_id, ln.role, ln.label) for n in stale for ln in n.links])
+            self.store.replace(stale, [self.key(n) for n in stale])
             self.vectors.add(ids, vectors, source)
         self.drop_orphan_vectors()
         return len(stale)
 
     def drop_orphan_vectors(self) -> None:
         if self.vectors.ready:
-            gone = [r[0] for r in self.db.all("SELECT id FROM vec_nodes WHERE id NOT IN (SELECT id FROM hypernodes)")]
-            self.vectors.remove(gone)
+            self.vectors.remove(self.store.orphan_vector_ids())
 
     def missing(self, source: str) -> int:
         """Relations of ``source`` without a hypernode (a collection built before hypernodes)."""
-        return int(self.db.one("SELECT count(*) FROM relations r LEFT JOIN hypernodes h ON h.id = r.id "
-                               "WHERE r.source = ? AND h.id IS NULL", (source,))[0])
+        return self.store.missing(source)
 
     def get(self, ids: Iterable[int]) -> dict[int, Hypernode]:
-        ids = list(dict.fromkeys(int(i) for i in ids))
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        links: dict[int, list[Link]] = {}
-        for hid, eid, role, label in self.db.all(
-                f"SELECT hypernode_id, entity_id, role, label FROM hypernode_links WHERE hypernode_id IN ({marks}) "
-                "ORDER BY hypernode_id, CASE role WHEN 'subject' THEN 0 WHEN 'object' THEN 1 ELSE 2 END, entity_id", ids):
-            links.setdefault(hid, []).append(Link(eid, role, label))
-        return {hid: Hypernode(hid, source, label, tuple(links.get(hid, ())))
-                for hid, source, label in self.db.all(f"SELECT id, source, label FROM hypernodes WHERE id IN ({marks})", ids)}
+        return self.store.get(ids)
 
     def of_entities(self, entity_ids: Iterable[int]) -> dict[int, list[int]]:
         """{entity id: ids of the hypernodes it is a part or a qualifier of}."""
-        ids = list(dict.fromkeys(int(i) for i in entity_ids))
-        out: dict[int, list[int]] = {}
-        if ids:
-            for eid, hid in self.db.all(f"SELECT entity_id, hypernode_id FROM hypernode_links WHERE entity_id IN "
-                                        f"({','.join('?' * len(ids))}) ORDER BY hypernode_id", ids):
-                out.setdefault(eid, []).append(hid)
-        return out
+        return self.store.of_entities(entity_ids)

@@ -11,13 +11,14 @@ from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
+from k2desk.store.graph import GraphStore
 
 if TYPE_CHECKING:
     from k2desk.methods.reader import Reader
 
 
 def graph_source(db: Database) -> str:
-    return "text" if db.one("SELECT 1 FROM entities WHERE source = 'text' LIMIT 1") is not None else "summary"
+    return "text" if GraphStore(db).has_entities("text") else "summary"
 
 
 @dataclass

@@ -52,6 +52,7 @@ from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.prompts import SUBQUESTION_PROMPT
 from k2desk.runtime.device import summarizer_backend
 from k2desk.runtime.summarizer import make_summarizer
+from k2desk.store.graph import GraphStore
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.chunking import chunk_text
 
@@ -84,10 +85,8 @@ class K2RAGMethod:
         """'summary' when the summarized corpus's store exists, else 'text'."""
         db = self.ctx.db
         if kind == "graph":
-            row = db.one("SELECT 1 FROM entities WHERE source = 'summary' LIMIT 1")
-        else:
-            row = (1,) if VectorIndex(db, "chunks").count("summary") else None
-        return "summary" if row else "text"
+            return "summary" if GraphStore(db).has_entities("summary") else "text"
+        return "summary" if VectorIndex(db, "chunks").count("summary") else "text"
 
     def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
         progress = progress_or_noop(progress)

@@ -217,13 +217,7 @@ class LightRAGMethod:
         return dict(sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: self.top_k])
 
     def _degrees(self, entity_ids: Iterable[int]) -> dict[int, int]:
-        ids = list(dict.fromkeys(entity_ids))
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.ctx.db.all(f"SELECT e, count(*) FROM (SELECT src_id AS e FROM relations WHERE src_id IN ({marks}) "
-                               f"UNION ALL SELECT dst_id FROM relations WHERE dst_id IN ({marks})) GROUP BY e", ids + ids)
-        return {int(e): int(n) for e, n in rows}
+        return GraphStore(self.ctx.db).degrees(entity_ids)
 
     def context(self, llm: LLM, found: Retrieval, budget: int) -> tuple[str, dict[str, list]]:
         """The three parts packed into ``budget`` tokens, and what they show (for the trace and

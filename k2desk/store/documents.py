@@ -128,6 +128,16 @@ class DocumentStore:
         row = self.db.one("SELECT text FROM documents WHERE id = ?", (doc_id,))
         return (row[0] or "") if row else ""
 
+    def source_text(self, doc_id: int, source: str) -> str:
+        """What a ``source`` ("text" | "summary") is built from: the document's text or its summary."""
+        column = {"text": "text", "summary": "summary"}[source]
+        row = self.db.one(f"SELECT {column} FROM documents WHERE id = ?", (doc_id,))
+        return (row[0] or "") if row else ""
+
+    def any_stage(self, prefix: str) -> bool:
+        """Whether any document has a stage whose name starts with ``prefix`` (e.g. "graph")."""
+        return self.db.one("SELECT 1 FROM document_stages WHERE stage LIKE ? LIMIT 1", (prefix + "%",)) is not None
+
     def summary(self, doc_id: int, summary_key: str) -> Optional[str]:
         row = self.db.one("SELECT summary FROM documents WHERE id = ? AND summary_key = ?", (doc_id, summary_key))
         return row[0] if row else None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from k2desk.store.db import Database
 from k2desk.store.vectors import VectorIndex
@@ -35,6 +35,9 @@ from k2desk.text.names import (  # noqa: F401 (re-exported)
     merge_keywords,
     normalize_name,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 SOURCES = ("text", "summary")
 
@@ -311,6 +314,20 @@ class GraphStore:
                 out.setdefault(item, []).append(chunk)
         return out
 
+    def has_entities(self, source: Optional[str] = None) -> bool:
+        sql = "SELECT 1 FROM entities" + (" WHERE source = ?" if source else "") + " LIMIT 1"
+        return self.db.one(sql, (source,) if source else ()) is not None
+
+    def degrees(self, entity_ids: Iterable[int]) -> dict[int, int]:
+        """Entity -> how many relations it has (either end)."""
+        ids = list(dict.fromkeys(entity_ids))
+        if not ids:
+            return {}
+        marks = _marks(ids)
+        rows = self.db.all(f"SELECT e, count(*) FROM (SELECT src_id AS e FROM relations WHERE src_id IN ({marks}) "
+                           f"UNION ALL SELECT dst_id FROM relations WHERE dst_id IN ({marks})) GROUP BY e", ids + ids)
+        return {int(e): int(n) for e, n in rows}
+
     def counts(self, source: Optional[str] = None) -> dict[str, int]:
         where, params = ("WHERE source = ?", (source,)) if source else ("", ())
         one = lambda sql: int(self.db.one(sql, params)[0])  # noqa: E731
@@ -345,3 +362,87 @@ class GraphStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         nx.write_graphml(self.to_networkx(source, directed), str(path))
         return path
+
+
+MAX_NODES = 60  # the most entities a neighbourhood brings
+
+
+class GraphSource:
+    """What the app's Graph tab needs from a collection's graph: the sources, a search by name, the
+    neighbourhood of some entities and the whole graph of every source (for GraphML)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def sources(self) -> list[str]:
+        return [r[0] for r in self.db.all("SELECT source FROM entities GROUP BY source ORDER BY count(*) DESC")]
+
+    def find(self, text: str, source: str, limit: int = 10) -> list[int]:
+        text = text.strip().lower()
+        if not text:
+            return []
+        exact = self.db.all("SELECT id FROM entities WHERE source = ? AND (lower(name) = ? OR lower(display) = ?)",
+                            (source, text, text))
+        if exact:
+            return [r[0] for r in exact]
+        like = f"%{text}%"
+        return [r[0] for r in self.db.all(
+            "SELECT e.id FROM entities e LEFT JOIN relations r ON r.src_id = e.id OR r.dst_id = e.id "
+            "WHERE e.source = ? AND (lower(e.name) LIKE ? OR lower(e.display) LIKE ?) GROUP BY e.id "
+            "ORDER BY count(r.id) DESC LIMIT ?", (source, like, like, limit))]
+
+    def neighbourhood(self, seeds: Iterable[int], hops: int = 1, limit: int = MAX_NODES) -> "nx.Graph":
+        """Seeds plus their neighbours up to ``hops`` away (strongest relations first), at most ``limit`` nodes."""
+        keep: list[int] = list(dict.fromkeys(seeds))[:limit]
+        frontier = list(keep)
+        for _ in range(hops):
+            nxt: list[int] = []
+            for node in frontier:
+                for (other,) in self.db.all(
+                        "SELECT CASE WHEN src_id = ? THEN dst_id ELSE src_id END FROM relations "
+                        "WHERE src_id = ? OR dst_id = ? ORDER BY strength DESC LIMIT 25", (node, node, node)):
+                    if other not in keep and len(keep) < limit:
+                        keep.append(other)
+                        nxt.append(other)
+            frontier = nxt
+        return self._graph(keep)
+
+    def _graph(self, ids: list[int]) -> "nx.Graph":
+        import networkx as nx
+
+        g = nx.Graph()
+        if not ids:
+            return g
+        marks = ",".join("?" * len(ids))
+        for eid, display, etype, desc in self.db.all(
+                f"SELECT id, display, type, description FROM entities WHERE id IN ({marks})", ids):
+            g.add_node(eid, label=display, type=etype or "", description=desc or "")
+        for src, dst, desc, keywords, strength in self.db.all(
+                f"SELECT src_id, dst_id, description, keywords, strength FROM relations "
+                f"WHERE src_id IN ({marks}) AND dst_id IN ({marks})", ids + ids):
+            g.add_edge(src, dst, description=desc or "", keywords=keywords or "", strength=float(strength))
+        return g
+
+    def whole(self) -> "nx.MultiDiGraph":
+        """Every entity and relation of every source, for export."""
+        import networkx as nx
+
+        g = nx.MultiDiGraph()
+        for eid, source, name, display, etype, desc in self.db.all(
+                "SELECT id, source, name, display, type, description FROM entities"):
+            g.add_node(f"{source}:{name}", id=eid, source=source, name=name, label=display, type=etype or "",
+                       description=desc or "")
+        for src_s, src_n, dst_s, dst_n, source, desc, keywords, strength in self.db.all(
+                "SELECT a.source, a.name, b.source, b.name, r.source, r.description, r.keywords, r.strength "
+                "FROM relations r JOIN entities a ON a.id = r.src_id JOIN entities b ON b.id = r.dst_id"):
+            g.add_edge(f"{src_s}:{src_n}", f"{dst_s}:{dst_n}", source=source, description=desc or "",
+                       keywords=keywords or "", strength=float(strength))
+        return g
+
+    def export_graphml(self, path: Path | str) -> tuple[int, int]:
+        """Write every source's graph as GraphML (nodes ``source:name``); returns (nodes, edges)."""
+        import networkx as nx
+
+        g = self.whole()
+        nx.write_graphml(g, str(path))
+        return g.number_of_nodes(), g.number_of_edges()

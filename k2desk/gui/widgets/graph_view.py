@@ -3,8 +3,7 @@ whole graph as GraphML. Layout in ``graph_layout.py`` (force-directed, searched 
 centre, no overlapping labels, unrelated entities grouped); colours by entity type, with a legend;
 a relation shows its keywords when the pointer is on it.
 
-Reads the ``entities`` / ``relations`` tables directly through ``GraphSource`` (a narrow
-interface, so this can move onto ``k2desk.store.graph.GraphStore`` without touching the view).
+Reads the graph through ``k2desk.store.graph.GraphSource`` (no SQL here).
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ from PySide6.QtWidgets import (
 
 from k2desk.gui.graph_layout import DOT, SEED_DOT, Layout, layout
 from k2desk.store.db import Database
+from k2desk.store.graph import GraphSource
 
-MAX_NODES = 60
 MIN_ZOOM = 0.55
 LABEL_CHARS = 36
 PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac"]
@@ -53,81 +52,6 @@ def type_key(entity_type: str) -> str:
     """The LLM extractor writes PERSON, GEO, …; the fast one person, location, …: one legend."""
     t = (entity_type or "").strip().lower()
     return {"geo": "location", "org": "organization", "gpe": "location", "loc": "location"}.get(t, t or "other")
-
-
-class GraphSource:
-    """What the view needs from a collection's graph, answered from the SQL tables."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    def sources(self) -> list[str]:
-        return [r[0] for r in self.db.all("SELECT source FROM entities GROUP BY source ORDER BY count(*) DESC")]
-
-    def find(self, text: str, source: str, limit: int = 10) -> list[int]:
-        text = text.strip().lower()
-        if not text:
-            return []
-        exact = self.db.all("SELECT id FROM entities WHERE source = ? AND (lower(name) = ? OR lower(display) = ?)",
-                            (source, text, text))
-        if exact:
-            return [r[0] for r in exact]
-        like = f"%{text}%"
-        return [r[0] for r in self.db.all(
-            "SELECT e.id FROM entities e LEFT JOIN relations r ON r.src_id = e.id OR r.dst_id = e.id "
-            "WHERE e.source = ? AND (lower(e.name) LIKE ? OR lower(e.display) LIKE ?) GROUP BY e.id "
-            "ORDER BY count(r.id) DESC LIMIT ?", (source, like, like, limit))]
-
-    def neighbourhood(self, seeds: Iterable[int], hops: int = 1, limit: int = MAX_NODES) -> nx.Graph:
-        """Seeds plus their neighbours up to ``hops`` away (strongest relations first), at most ``limit`` nodes."""
-        keep: list[int] = list(dict.fromkeys(seeds))[:limit]
-        frontier = list(keep)
-        for _ in range(hops):
-            nxt: list[int] = []
-            for node in frontier:
-                for (other,) in self.db.all(
-                        "SELECT CASE WHEN src_id = ? THEN dst_id ELSE src_id END FROM relations "
-                        "WHERE src_id = ? OR dst_id = ? ORDER BY strength DESC LIMIT 25", (node, node, node)):
-                    if other not in keep and len(keep) < limit:
-                        keep.append(other)
-                        nxt.append(other)
-            frontier = nxt
-        return self._graph(keep)
-
-    def _graph(self, ids: list[int]) -> nx.Graph:
-        g = nx.Graph()
-        if not ids:
-            return g
-        marks = ",".join("?" * len(ids))
-        for eid, display, etype, desc in self.db.all(
-                f"SELECT id, display, type, description FROM entities WHERE id IN ({marks})", ids):
-            g.add_node(eid, label=display, type=etype or "", description=desc or "")
-        for src, dst, desc, keywords, strength in self.db.all(
-                f"SELECT src_id, dst_id, description, keywords, strength FROM relations "
-                f"WHERE src_id IN ({marks}) AND dst_id IN ({marks})", ids + ids):
-            g.add_edge(src, dst, description=desc or "", keywords=keywords or "", strength=float(strength))
-        return g
-
-    def whole(self) -> nx.MultiDiGraph:
-        """Every entity and relation of every source, for export."""
-        g = nx.MultiDiGraph()
-        for eid, source, name, display, etype, desc in self.db.all(
-                "SELECT id, source, name, display, type, description FROM entities"):
-            g.add_node(f"{source}:{name}", id=eid, source=source, name=name, label=display, type=etype or "",
-                       description=desc or "")
-        for src_s, src_n, dst_s, dst_n, source, desc, keywords, strength in self.db.all(
-                "SELECT a.source, a.name, b.source, b.name, r.source, r.description, r.keywords, r.strength "
-                "FROM relations r JOIN entities a ON a.id = r.src_id JOIN entities b ON b.id = r.dst_id"):
-            g.add_edge(f"{src_s}:{src_n}", f"{dst_s}:{dst_n}", source=source, description=desc or "",
-                       keywords=keywords or "", strength=float(strength))
-        return g
-
-
-def export_graphml(db: Database, path: Path | str) -> tuple[int, int]:
-    """Write the collection's whole graph as GraphML; returns (nodes, edges)."""
-    g = GraphSource(db).whole()
-    nx.write_graphml(g, str(path))
-    return g.number_of_nodes(), g.number_of_edges()
 
 
 class ZoomView(QGraphicsView):
@@ -359,7 +283,7 @@ class GraphView(QWidget):
         if db is None:
             return 0, 0
         try:
-            nodes, edges = export_graphml(db, path)
+            nodes, edges = GraphSource(db).export_graphml(path)
         finally:
             db.close()
         self.message.emit(f"exported {nodes} entities and {edges} relations to {path}")
