@@ -29,7 +29,7 @@ from k2desk.runtime.models import ModelStore
 from k2desk.runtime.summarizer import Summarizer, make_summarizer
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
-from k2desk.store.graph import GraphStore
+from k2desk.store.graph import GraphSource, GraphStore
 from k2desk.store.history import HistoryStore
 from k2desk.summarize_stage import SummaryStage
 
@@ -148,6 +148,18 @@ class Engine:
 
     def resume(self, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> IndexReport:
         return run(self.indexer, [], progress, cancel)
+
+    def document(self, key: str) -> Optional[DocumentRow]:
+        return self.docs.get(key)
+
+    def document_text(self, key: str) -> Optional[str]:
+        """The extracted text of the document ``key`` (None: no such document)."""
+        doc = self.docs.get(key)
+        return self.docs.text(doc.id) if doc else None
+
+    def graph_source(self) -> GraphSource:
+        """The collection's graph as the app's Graph tab reads it."""
+        return GraphSource(self.db)
 
     def watched_folders(self) -> list[str]:
         """Folders the app re-indexes into this collection when their files change."""

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabW
 
 from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.engine import Engine
 from k2desk.errors import K2Error
 from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.widgets.ask_panel import AskPanel
@@ -29,8 +30,6 @@ from k2desk.gui.widgets.settings_dialog import SettingsDialog
 from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.registry import METHOD_NAMES
-from k2desk.store.db import Database
-from k2desk.store.documents import DocumentStore
 from k2desk.store.history import HistoryStore
 from k2desk.types import Answer
 
@@ -82,7 +81,7 @@ class MainWindow(QMainWindow):
         self.history_panel.remove_requested.connect(self.remove_history_entry)
         self.history_panel.clear_requested.connect(self.clear_history)
         self.history_panel.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
-        self.graph_view = GraphView(self.open_db)
+        self.graph_view = GraphView(self.open_engine)
         self.graph_view.message.connect(lambda m: self.statusBar().showMessage(m, 8000))
         self.tabs = QTabWidget()
         self.tabs.addTab(self.index_panel, "Documents")
@@ -134,32 +133,27 @@ class MainWindow(QMainWindow):
         return None
 
     # -- collection --------------------------------------------------------------------
-    def open_db(self) -> Optional[Database]:
-        """A fresh connection to the current collection, for short reads in the GUI thread."""
+    def open_engine(self) -> Optional[Engine]:
+        """An engine on the current collection (its own connection), for short reads in the GUI
+        thread; the models load only if used, and these reads use none."""
         if self.collection is None:
             return None
-        return Database(self.settings.collection_path(self.collection))
+        return Engine(self.settings, self.collection)
+
+    def _read(self, read: Callable[[Engine], object], title: str = "Collection") -> object:
+        """``read(engine)`` on the current collection; None without one, or after a readable error."""
+        engine = self._guard(title, self.open_engine)
+        if engine is None:
+            return None
+        with engine:
+            return self._guard(title, lambda: read(engine))
 
     def document_text(self, key: str) -> Optional[str]:
-        db = self.open_db()
-        if db is None:
-            return None
-        try:
-            docs = DocumentStore(db)
-            doc = docs.get(key)
-            return docs.text(doc.id) if doc else None
-        finally:
-            db.close()
+        return self._read(lambda e: e.document_text(key))  # type: ignore[return-value]
 
     def document_meta(self, key: str) -> Optional[dict]:
-        db = self.open_db()
-        if db is None:
-            return None
-        try:
-            doc = DocumentStore(db).get(key)
-            return doc.meta if doc else None
-        finally:
-            db.close()
+        doc = self._read(lambda e: e.document(key))
+        return doc.meta if doc else None  # type: ignore[attr-defined]
 
     @Slot(str)
     def set_collection(self, name: str) -> None:
@@ -176,13 +170,9 @@ class MainWindow(QMainWindow):
         table.clear_all()
         if self.collection is None:
             return
-        db = self._guard("Collection", self.open_db)
-        if db is None:
+        docs = self._read(lambda e: e.documents())
+        if docs is None:
             return
-        try:
-            docs = DocumentStore(db).list()
-        finally:
-            db.close()
         for d in docs:
             detail = document_detail(d.status, d.stages, d.n_chunks, d.error)
             table.set_status(d.key, d.status, detail)
@@ -342,7 +332,8 @@ class MainWindow(QMainWindow):
         for name, folders in wanted.items():
             for folder in folders:
                 if Path(folder).is_dir() and folder not in self.watcher.watched(name):
-                    self.watcher.watch(name, folder)
+                    if self._guard("Watched folders", lambda n=name, f=folder: self.watcher.watch(n, f)) is None:
+                        continue  # e.g. the system's limit of watches reached: said in a dialog
                     self.on_watched_change(name, [folder], [])  # catch up with changes made while not watching
         self.index_panel.set_watched(self.watcher.watched(self.collection or ""))
 
@@ -461,13 +452,7 @@ class MainWindow(QMainWindow):
 
     # -- history -----------------------------------------------------------------------
     def _history(self, action: Callable[[HistoryStore], object]) -> object:
-        db = self._guard("History", self.open_db)
-        if db is None:
-            return None
-        try:
-            return self._guard("History", lambda: action(HistoryStore(db)))
-        finally:
-            db.close()
+        return self._read(lambda e: action(e.history), "History")
 
     def refresh_history(self) -> None:
         entries = self._history(lambda h: h.list()) or []

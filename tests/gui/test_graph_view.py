@@ -9,6 +9,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QGraphicsSimpleTextItem  # noqa: E402
 
+from k2desk.store.db import Database  # noqa: E402
+
 pytestmark = pytest.mark.gui
 
 PEOPLE = ["Mirela Varga", "Tomas Reyes", "Anneli Korhonen", "Ilse Maren", "Henrike Albers", "Ottilie Brandt"]
@@ -31,7 +33,7 @@ def fill(db):
 
 
 def test_graph_view_legend_hover_centre_and_no_overlaps(window):
-    db = window.open_db()
+    db = Database(window.settings.collection_path(window.collection))
     fill(db)
     db.close()
     view = window.graph_view

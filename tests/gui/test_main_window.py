@@ -280,7 +280,7 @@ def test_collections_create_rename_delete(window, settings):
 def test_graph_view_draws_entities_and_exports_graphml(window, tmp_path):
     import networkx as nx
 
-    db = window.open_db()
+    db = Database(window.settings.collection_path(window.collection))
     ents = [(1, "mirela varga", "Mirela Varga", "person"), (2, "harwick point", "Harwick Point", "place"),
             (3, "lighthouse", "Harwick lighthouse", "building"), (4, "rookhaven", "Rookhaven Chess Club", "org")]
     with db.transaction():

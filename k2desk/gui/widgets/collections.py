@@ -22,13 +22,13 @@ SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
 def create_collection(settings: Settings, name: str) -> str:
-    from k2desk.store.db import Database
+    from k2desk.engine import Engine
 
     name = name.strip()
     path = settings.collection_path(name)  # validates the name
     if path.exists():
         raise UsageError(f"a collection named {name!r} already exists")
-    Database(path).close()  # creates the file with the current schema
+    Engine(settings, name).close()  # creates the file with the current schema
     return name
 
 

@@ -3,7 +3,7 @@ whole graph as GraphML. Layout in ``graph_layout.py`` (force-directed, searched 
 centre, no overlapping labels, unrelated entities grouped); colours by entity type, with a legend;
 a relation shows its keywords when the pointer is on it.
 
-Reads the graph through ``k2desk.store.graph.GraphSource`` (no SQL here).
+Reads the graph through the engine (``Engine.graph_source()``), as the whole app reads its collection.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from k2desk.engine import Engine
 from k2desk.gui.graph_layout import DOT, SEED_DOT, Layout, layout
-from k2desk.store.db import Database
-from k2desk.store.graph import GraphSource
 
 MIN_ZOOM = 0.55
 LABEL_CHARS = 36
@@ -112,9 +111,9 @@ class GraphView(QWidget):
 
     message = Signal(str)
 
-    def __init__(self, open_db: Callable[[], Optional[Database]], parent=None) -> None:
+    def __init__(self, open_engine: Callable[[], Optional[Engine]], parent=None) -> None:
         super().__init__(parent)
-        self.open_db = open_db  # a fresh connection for the current collection (None: no collection)
+        self.open_engine = open_engine  # an engine on the current collection (None: no collection)
         self.graph = nx.Graph()
         self.seeds: set[int] = set()
         self.search = QLineEdit()
@@ -147,10 +146,11 @@ class GraphView(QWidget):
 
     # -- data --------------------------------------------------------------------------
     def refresh_sources(self) -> None:
-        db = self.open_db()
-        sources = GraphSource(db).sources() if db else []
-        if db:
-            db.close()
+        engine = self.open_engine()
+        sources: list[str] = []
+        if engine is not None:
+            with engine:
+                sources = engine.graph_source().sources()
         current = self.source_box.currentText()
         self.source_box.clear()
         self.source_box.addItems(sources)
@@ -170,18 +170,18 @@ class GraphView(QWidget):
         ids = [e for e in ids if isinstance(e, int)]
         names = [str(e.get("name", "")) if isinstance(e, dict) else e for e in entities]
         names = [n for n in names if isinstance(n, str) and n.strip()]
-        db = self.open_db()
-        if db is None or not (ids or names):
+        if not (ids or names):
             return 0
-        try:
-            store = GraphSource(db)
+        engine = self.open_engine()
+        if engine is None:
+            return 0
+        with engine:
+            store = engine.graph_source()
             if source and self.source_box.findText(source) >= 0:
                 self.source_box.setCurrentText(source)
             source = self.source_box.currentText() or (store.sources() or ["text"])[0]
             seeds = ids or [i for n in names for i in store.find(n, source)]
             self.graph = store.neighbourhood(seeds, hops)
-        finally:
-            db.close()
         self.seeds = set(seeds)
         self.draw()
         if not self.graph.number_of_nodes():
@@ -279,12 +279,10 @@ class GraphView(QWidget):
             self.export(path)
 
     def export(self, path: str | Path) -> tuple[int, int]:
-        db = self.open_db()
-        if db is None:
+        engine = self.open_engine()
+        if engine is None:
             return 0, 0
-        try:
-            nodes, edges = GraphSource(db).export_graphml(path)
-        finally:
-            db.close()
+        with engine:
+            nodes, edges = engine.graph_source().export_graphml(path)
         self.message.emit(f"exported {nodes} entities and {edges} relations to {path}")
         return nodes, edges
