@@ -54,9 +54,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print()
     else:
         print(answer.answer)
-    note = answer.trace.get("coverage", {}).get("note")
-    if note:
-        print(note)
+    if answer.coverage_note:
+        print(answer.coverage_note)
     print("\nSources:")
     for i, s in enumerate(answer.sources, 1):
         snippet = " ".join(s.text.split())[:160]

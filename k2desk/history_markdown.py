@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from k2desk.store.history import HistoryEntry
+from k2desk.types import page_range
 
 PASSAGE_CHARS = 400
 
@@ -31,8 +32,8 @@ def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
         lines += ["**Sources**", ""]
         for i, s in enumerate(e.sources, 1):
             name = Path(str(s.get("document", ""))).name or str(s.get("document", ""))
-            last = s.get("last_page") or 0
-            page = (f", pages {s['page']}–{last}" if last > s["page"] else f", page {s['page']}") if s.get("page") else ""
+            pages = page_range(int(s.get("page") or 0), int(s.get("last_page") or 0), long=True)
+            page = f", {pages}" if pages else ""
             lines += [f"{i}. `{name}`{page} (score {float(s.get('score', 0.0)):.3f}) — {s.get('document', '')}",
                       "", "   " + _quote(str(s.get("text", ""))), ""]
     return "\n".join(lines)

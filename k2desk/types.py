@@ -8,6 +8,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
+def page_range(page: int, last_page: int = 0, long: bool = False) -> str:
+    """"p. 3" / "pp. 2–3" ("page 3" / "pages 2–3" when ``long``); "" for no page."""
+    if not page:
+        return ""
+    one, many = ("page", "pages") if long else ("p.", "pp.")
+    return f"{many} {page}–{last_page}" if last_page > page else f"{one} {page}"
+
+
 @dataclass
 class Source:
     """One passage an answer was drawn from."""
@@ -32,9 +40,7 @@ class Source:
 
     def pages(self) -> str:
         """"p. 3", "pp. 2–3", or "" for a document without pages."""
-        if not self.page:
-            return ""
-        return f"pp. {self.page}–{self.last_page}" if self.last_page > self.page else f"p. {self.page}"
+        return page_range(self.page, self.last_page)
 
 
 @dataclass
@@ -61,6 +67,12 @@ class Answer:
     trace: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     llm: LLMUsage = field(default_factory=LLMUsage)
+
+    @property
+    def coverage_note(self) -> str:
+        """What the method could not read yet because indexing is still building it ("" if nothing)."""
+        coverage = self.trace.get("coverage") if isinstance(self.trace, dict) else None
+        return str(coverage.get("note") or "") if isinstance(coverage, dict) else ""
 
     def to_json(self) -> dict[str, Any]:
         """The ``ask --json`` contract (README, "Using it")."""

@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, Settings
@@ -381,13 +381,9 @@ class MainWindow(QMainWindow):
         worker.progress.connect(self.ask_panel.show_progress)
         worker.finished.connect(self._on_answer)
         worker.failed.connect(self._on_ask_failed)
-        self.ask_job = Job(worker)
-        self.ask_job.thread.finished.connect(self._on_ask_thread_done)
         self.ask_panel.question.setText(question)
         self.ask_panel.begin(question, method)
-        self.compare_panel.set_busy(True)  # one question at a time
-        self.tabs.setCurrentWidget(self.ask_panel)
-        self.ask_job.start()
+        self._start_question(worker, self.ask_panel)
 
     @Slot(str, list)
     def compare(self, question: str, methods: list) -> None:
@@ -401,12 +397,17 @@ class MainWindow(QMainWindow):
         worker.method_failed.connect(panel.show_error)
         worker.finished.connect(panel.finish)
         worker.finished.connect(lambda _message: self.refresh_history())
-        self.ask_job = Job(worker)
-        self.ask_job.thread.finished.connect(self._on_ask_thread_done)
         panel.question.setText(question)
         panel.begin(methods)
+        self._start_question(worker, panel)
+
+    def _start_question(self, worker: AskWorker | CompareWorker, shown: QWidget) -> None:
+        """One question at a time, from the Ask tab or the Compare tab: both wait while it runs."""
+        self.ask_job = Job(worker)
+        self.ask_job.thread.finished.connect(self._on_ask_thread_done)
         self.ask_panel.set_busy(True)
-        self.tabs.setCurrentWidget(panel)
+        self.compare_panel.set_busy(True)
+        self.tabs.setCurrentWidget(shown)
         self.ask_job.start()
 
     @Slot()

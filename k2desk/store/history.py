@@ -38,13 +38,12 @@ class HistoryStore:
 
     def add(self, answer: Answer, asked_at: Optional[float] = None) -> int:
         sources = [{**s.to_json(), "title": s.title} for s in answer.sources]
-        note = answer.trace.get("coverage", {}).get("note", "") if isinstance(answer.trace, dict) else ""
         seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
         with self.db.transaction():
             self.db.execute(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                             (asked_at or time.time(), answer.question, answer.method, answer.answer,
                              json.dumps(sources, ensure_ascii=False), float(seconds),
-                             json.dumps(answer.llm.to_json()), note or ""))
+                             json.dumps(answer.llm.to_json()), answer.coverage_note))
             return int(self.db.one("SELECT last_insert_rowid()")[0])
 
     def list(self, limit: int = 10_000) -> list[HistoryEntry]:

@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from k2desk.gui.widgets.sources import SourcesPanel
+from k2desk.gui.widgets.sources import SourcesPanel, answer_summary
 from k2desk.gui.widgets.trace import TracePanel
-from k2desk.methods.base import Answer
 from k2desk.methods.registry import describe
+from k2desk.types import Answer
 
 UNAVAILABLE = " (not available)"
 
@@ -145,13 +145,7 @@ class AskPanel(QWidget):
         self.answer.setPlainText(answer.answer.strip() or "(the model gave an empty answer)")
         self.sources.set_sources(answer.sources, answer.question)
         self.trace.set_answer(answer)
-        total = answer.timings.get("total", answer.timings.get("wall", 0.0))
-        self.meta.setText(f"{answer.method} · {total:.1f} s · {len(answer.sources)} sources · "
-                          f"{answer.llm.calls} LLM call{'s' if answer.llm.calls != 1 else ''}, "
-                          f"{answer.llm.completion_tokens} tokens generated")
-        note = answer.trace.get("coverage", {}).get("note") if isinstance(answer.trace, dict) else None
-        if note:  # indexing is still building what the method reads
-            self.meta.setText(f"{self.meta.text()}\n{note}")
+        self.meta.setText(f"{answer.method} · {answer_summary(answer)}")
 
     def show_error(self, message: str) -> None:
         self.set_busy(False)

@@ -3,7 +3,6 @@ its answer, time, LLM calls and sources."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from k2desk.gui.widgets.sources import answer_summary, source_label
 from k2desk.methods.registry import describe
 from k2desk.types import Answer
 
@@ -65,17 +65,9 @@ class MethodColumn(QGroupBox):
 
     def show_answer(self, answer: Answer) -> None:
         self.answer.setPlainText(answer.answer.strip() or "(the model gave an empty answer)")
-        seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
-        calls = answer.llm.calls
-        self.meta.setText(f"{seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''} · "
-                          f"{answer.llm.prompt_tokens:,} + {answer.llm.completion_tokens:,} tokens · "
-                          f"{len(answer.sources)} sources")
-        note = answer.trace.get("coverage", {}).get("note") if isinstance(answer.trace, dict) else None
-        if note:
-            self.meta.setText(f"{self.meta.text()}\n{note}")
+        self.meta.setText(answer_summary(answer))
         for i, s in enumerate(answer.sources, 1):
-            name = (s.title or Path(s.document).name or s.document) + (f", {s.pages()}" if s.page else "")
-            item = QTreeWidgetItem([str(i), name, f"{s.score:.3f}"])
+            item = QTreeWidgetItem([str(i), source_label(s), f"{s.score:.3f}"])
             item.setToolTip(1, f"{s.document}\n\n{s.text[:800]}")
             self.sources.addTopLevelItem(item)
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QRectF, Qt, QUrl
 from PySide6.QtGui import QColor, QDesktopServices, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout
 
-from k2desk.methods.base import Source
+from k2desk.types import Source
 
 SCALE = 1.5  # pixels per PDF point: a page of 595 × 842 points renders 893 × 1263
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from k2desk.gui.widgets.page_view import PageView
-from k2desk.methods.base import Source
+from k2desk.types import Answer, Source
 
 STOPWORDS = set("a an and are as at be by did do does for from has have how in is it of on or the to was were what "
                 "when where which who whom whose why with".split())
@@ -71,6 +71,21 @@ def passage_html(document_text: Optional[str], source: Source, terms: Sequence[s
     passage = f"<a name='passage'></a><span style='background:#fff2a8'>{mark_terms(document_text[start:end], terms)}</span>"
     return (f"<pre style='white-space:pre-wrap; font-family:sans-serif; color:#555'>{before}"
             f"<span style='color:#000'>{passage}</span>{after}</pre>")
+
+
+def source_label(source: Source) -> str:
+    """How a source is named in a list: its title (else its file name), then its pages."""
+    name = source.title or Path(source.document).name or source.document
+    return f"{name}, {source.pages()}" if source.page else name
+
+
+def answer_summary(answer: Answer) -> str:
+    """Time, LLM work and sources of an answer, and, while indexing runs, what it could not read yet."""
+    seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
+    calls = answer.llm.calls
+    line = (f"{seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''} · "
+            f"{answer.llm.prompt_tokens:,} + {answer.llm.completion_tokens:,} tokens · {len(answer.sources)} sources")
+    return f"{line}\n{answer.coverage_note}" if answer.coverage_note else line
 
 
 class SourcesPanel(QWidget):
@@ -126,7 +141,7 @@ class SourcesPanel(QWidget):
         self.sources = list(sources)
         self.terms = terms_of(question)
         for i, s in enumerate(self.sources, 1):
-            name = (s.title or Path(s.document).name or s.document) + (f", {s.pages()}" if s.page else "")
+            name = source_label(s)
             snippet = " ".join(s.text.split())[:140]
             item = QTreeWidgetItem([str(i), name, f"{s.score:.3f}", snippet])
             item.setToolTip(1, s.document)

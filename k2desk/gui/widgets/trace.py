@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from k2desk.methods.base import Answer
+from k2desk.types import Answer
 
 KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; other keys follow as they are
     "keywords": "Question keywords",
