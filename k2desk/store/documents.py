@@ -176,7 +176,8 @@ class DocumentStore:
                            "AND content_hash = ?", (doc_id, stage, content_hash)) is not None
 
     def mark_stage(self, doc_id: int, stage: str, content_hash: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO document_stages VALUES (?, ?, ?, ?)", (doc_id, stage, content_hash, time.time()))
+        self.db.execute("INSERT OR REPLACE INTO document_stages(document_id, stage, content_hash, done_at) VALUES (?, ?, ?, ?)",
+                        (doc_id, stage, content_hash, time.time()))
 
     def clear_stages(self, doc_id: int, stages: Optional[Iterable[str]] = None) -> None:
         if stages is None:

@@ -1,3 +1,5 @@
+import re
+
 import apsw
 import pytest
 
@@ -37,3 +39,52 @@ def test_status_is_checked(tmp_path):
     db = Database(tmp_path / "c.k2db")
     with pytest.raises(apsw.ConstraintError):
         db.execute("INSERT INTO documents(key, kind, content_hash, status, created_at, updated_at) VALUES ('k', 'txt', 'h', 'bogus', 0, 0)")
+
+
+def store_strings() -> dict[str, list[str]]:
+    """Every string literal in each k2desk/store/*.py module (adjacent literals join into one,
+    f-strings whole)."""
+    import ast
+    from pathlib import Path
+
+    import k2desk.store
+
+    out = {}
+    for path in Path(k2desk.store.__file__).parent.glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        out[path.name] = [ast.get_source_segment(source, node) or "" for node in ast.walk(ast.parse(source))
+                          if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))]
+    return out
+
+
+def test_every_column_is_named_where_its_table_is(tmp_path):
+    """A column that no store module naming its table ever names is dead weight every backend
+    would have to carry (entities.profile and relations.profile were created and never used)."""
+    modules = store_strings()
+    db = Database(tmp_path / "c.k2db")
+    tables = [r[0] for r in db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
+                                   "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sparse_%' AND name NOT LIKE 'vec_%'")]
+    assert {"documents", "chunks", "entities", "relations", "hypernodes", "history"} <= set(tables)
+    unused = []
+    for table in tables:
+        strings = [s for found in modules.values() if any(re.search(rf"\b{table}\b", s) for s in found) for s in found]
+        unused += [f"{table}.{col[1]}" for col in db.all(f"PRAGMA table_info({table})")
+                   if not any(re.search(rf"\b{col[1]}\b", s) for s in strings)]
+    assert unused == []
+
+
+def test_a_version_4_collection_loses_the_unused_columns_and_nothing_else(tmp_path, monkeypatch):
+    import k2desk.store.db as dbmod
+
+    path = tmp_path / "old.k2db"
+    every = migrations()
+    monkeypatch.setattr(dbmod, "migrations", lambda: [m for m in every if m[0] <= 4])
+    old = Database(path)
+    old.execute("INSERT INTO entities(source, name, display, type, description, profile) VALUES ('text', 'a', 'A', 'org', 'd', 'p')")
+    old.close()
+    monkeypatch.setattr(dbmod, "migrations", lambda: every)
+    db = Database(path)
+    assert db.schema_version == every[-1][0] >= 5
+    assert db.all("SELECT name, display, type, description FROM entities") == [("a", "A", "org", "d")]
+    assert "profile" not in {c[1] for c in db.all("PRAGMA table_info(entities)")}
+    assert "profile" not in {c[1] for c in db.all("PRAGMA table_info(relations)")}

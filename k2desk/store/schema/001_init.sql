@@ -67,7 +67,7 @@ CREATE TABLE entities (
   display     TEXT NOT NULL,                   -- as first written
   type        TEXT NOT NULL DEFAULT '',
   description TEXT NOT NULL DEFAULT '',        -- merged descriptions
-  profile     TEXT,                            -- LightRAG key -> value paragraph
+  profile     TEXT,                            -- never used: dropped by 005
   UNIQUE (source, name)
 );
 
