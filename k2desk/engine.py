@@ -15,9 +15,8 @@ from typing import Callable, Optional, Sequence
 
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
 from k2desk.errors import UsageError
-from k2desk.graph.build import GraphStage
 from k2desk.graph.extract import Extractor, LLMExtractor
-from k2desk.indexing import ChunkIndexStage, Indexer, IndexReport, Stage, run
+from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
 from k2desk.methods.base import Answer, Method
 from k2desk.methods.context import MethodContext
 from k2desk.methods.registry import GRAPH, SUMMARY_GRAPH, method_spec
@@ -31,7 +30,6 @@ from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphSource, GraphStore
 from k2desk.store.history import HistoryStore
-from k2desk.summarize_stage import SummaryStage
 
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
                "graph_text": "the graph covers"}

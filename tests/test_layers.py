@@ -15,7 +15,7 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     {"store"},  # the collection's SQLite file
     {"runtime"},  # models: embedder, LLMs, summarizers, devices
     {"graph"},  # building and searching the knowledge graph
-    {"summarize_stage", "indexing"},  # the indexing stages and their runner
+    {"indexing"},  # the indexing stages and their runner
     {"methods"},  # the ways of answering
     {"engine"},  # one collection: index, ask, history
     {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui"},  # what a person uses
@@ -72,7 +72,7 @@ def test_the_test_sees_the_imports():  # the checks above would pass on an empty
     graph = imports()
     assert graph.has_edge("k2desk.engine", "k2desk.methods.base")
     assert graph.has_edge("k2desk.ingest.readers", "k2desk.ingest.corpus")
-    assert layer("k2desk.store.graph") < layer("k2desk.graph.build") < layer("k2desk.methods.k2rag")
+    assert layer("k2desk.store.graph") < layer("k2desk.indexing.graph") < layer("k2desk.methods.k2rag")
 
 
 def test_the_code_cites_only_files_the_repository_has():

@@ -30,10 +30,10 @@ import numpy as np
 from k2desk.graph.extract import ordered_object
 from k2desk.graph.hypernodes import Hypernodes, relation_name
 from k2desk.graph.query import _ngrams, chunk_sources, entity_line, question_keywords, relation_line
-from k2desk.methods.base import Answer, Timer
+from k2desk.methods.base import Asking, MethodBase
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
-from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.progress import CancelToken
 from k2desk.prompts import COE_APOLOGY, COE_EVALUATE_PROMPT, COE_PLAN_PROMPT, COE_REPLAN_PROMPT, COE_SELECT_PROMPT
 from k2desk.store.graph import GraphStore
 from k2desk.store.vectors import VectorIndex
@@ -84,7 +84,7 @@ def unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
-class CoEMethod:
+class CoEMethod(MethodBase):
     name = "coe"
 
     def __init__(self, ctx: MethodContext, source: Optional[str] = None, max_steps: int = 3, max_failed_tries: int = 3,
@@ -98,17 +98,12 @@ class CoEMethod:
         self.min_similarity = min_similarity
 
     # -- the loop (Algorithm 1) --------------------------------------------------------------
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         self.source_name = self.source or self.ctx.graph_source()
         self.graph = GraphStore(self.ctx.db)
-        self.hyper = Hypernodes(self.ctx.db, self.ctx.embedder)
-        if self.hyper.missing(self.source_name):  # a collection indexed before hypernodes existed
-            with timer("hypernodes"), self.ctx.db.transaction():
-                self.hyper.sync(self.source_name, cancel=cancel)
+        self.hyper = Hypernodes(self.ctx.db)  # read only: the graph stage writes them (and catches up)
+        missing = self.hyper.missing(self.source_name)  # a collection indexed before hypernodes existed
         self.usage = result.llm
         with timer("plan"):
             plan, fallback = self._plan(question, cancel)
@@ -173,8 +168,8 @@ class CoEMethod:
         progress("generate", 1, 1)
         result.trace = {"source": self.source_name, "outcome": outcome, "failed_tries": failed, "attempts": attempts,
                         "path": path, "context": context}
-        result.timings = timer.finish()
-        return result
+        if missing:  # explored without them; `k2desk index` adds them
+            result.trace["relations_without_hypernode"] = missing
 
     # -- LLM decisions ---------------------------------------------------------------------
     def _plan(self, question: str, cancel: CancelToken, old_plan: Optional[list[Step]] = None,

@@ -42,13 +42,13 @@ from typing import Optional
 
 from k2desk.errors import UsageError
 from k2desk.graph.query import KGSearcher
-from k2desk.methods.base import Answer, Source, Timer
+from k2desk.methods.base import Answer, Asking, MethodBase, Source, Timer
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
 from k2desk.methods.question import answer_form
 from k2desk.methods.reader import CLAIM_PASSAGES, Reader, Reading
 from k2desk.methods.retrieval import index_text
-from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.progress import CancelToken, Progress
 from k2desk.prompts import SUBQUESTION_PROMPT
 from k2desk.runtime.device import summarizer_backend
 from k2desk.runtime.summarizer import make_summarizer
@@ -63,7 +63,7 @@ SUB_ANSWERS_SUMMARY_TOKENS = 160
 SUB_QUESTION_TOKENS = 48
 
 
-class K2RAGMethod:
+class K2RAGMethod(MethodBase):
     def __init__(self, ctx: MethodContext, max_sub_questions: int = 3, paper: bool = False) -> None:
         self.ctx = ctx
         self.max_sub_questions = max_sub_questions
@@ -88,11 +88,8 @@ class K2RAGMethod:
             return "summary" if GraphStore(db).has_entities("summary") else "text"
         return "summary" if VectorIndex(db, "chunks").count("summary") else "text"
 
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         if self._evidence():
             reader = self.ctx.reader("text")
             reading = reader.decline(question)
@@ -100,10 +97,10 @@ class K2RAGMethod:
                 reading = self._claims(reader, question, result, timer, progress, cancel)
             if reading is not None:
                 result.answer, result.trace = reading.answer, {"reader": reading.trace, "final_context": reading.context}
-                result.timings = timer.finish()
-                return result
-            return self._flow(question, result, timer, progress, cancel, reader)
-        return self._flow(question, result, timer, progress, cancel, None)
+                return
+            self._flow(question, result, timer, progress, cancel, reader)
+            return
+        self._flow(question, result, timer, progress, cancel, None)
 
     def _claims(self, reader: Reader, question: str, result: Answer, timer: Timer, progress: Progress,
                 cancel: CancelToken) -> Reading:
@@ -125,12 +122,11 @@ class K2RAGMethod:
         return reading
 
     def _flow(self, question: str, result: Answer, timer: Timer, progress: Progress, cancel: CancelToken,
-              reader: Optional[Reader]) -> Answer:
+              reader: Optional[Reader]) -> None:
         """Steps (A)-(E); ``reader`` (``k2rag``) answers the sub-questions and the question."""
         ctx, settings = self.ctx, self.ctx.settings
         llm = ctx.llm
-        summarizer = make_summarizer(summarizer_backend(settings), settings.models_dir, llm=MeteredLLM(llm, result.llm, cancel),
-                                     threads=settings.effective_threads())
+        summarizer = make_summarizer(summarizer_backend(settings), settings.models_dir, llm=llm, threads=settings.effective_threads())
         steps = 4 + self.max_sub_questions
 
         def summarize(text: str, tokens: int) -> str:
@@ -138,7 +134,7 @@ class K2RAGMethod:
                 return ""
             if llm.count_tokens(text) <= tokens:
                 return text.strip()
-            return summarizer.summarize(text, max_tokens=tokens, cancel=cancel)
+            return summarizer.summarize(text, max_tokens=tokens, cancel=cancel, usage=result.llm)
 
         # (A) knowledge-graph search
         progress("kg search", 0, steps)
@@ -220,18 +216,6 @@ class K2RAGMethod:
                                for h in passages],
             "final_context": context, **reader_trace,
         }
-        result.timings = timer.finish()
-        return result
-
-
-class MeteredLLM:
-    """The LLM as the LLM summarizer sees it (``complete``), with its calls counted in ``usage``."""
-
-    def __init__(self, llm, usage, cancel: Optional[CancelToken] = None) -> None:
-        self.llm, self.usage, self.cancel = llm, usage, cancel
-
-    def complete(self, prompt: str, max_tokens: int = 256) -> str:
-        return self.llm.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens, usage=self.usage, cancel=self.cancel).text
 
 
 def _one_line(text: str) -> str:

@@ -5,18 +5,15 @@ the answer's sources (for citation, not shown to the model)."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from k2desk.graph.query import KGSearcher
-from k2desk.methods.base import Answer, Timer
+from k2desk.methods.base import Asking, MethodBase
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer, generation_messages
-from k2desk.progress import CancelToken, Progress, progress_or_noop
 
 KG_BUDGET_TOKENS = 1200  # KG results in the prompt: ~4 s of prompt evaluation for a 0.5B model on 2 cores
 
 
-class KGMethod:
+class KGMethod(MethodBase):
     name = "kg"
 
     def __init__(self, ctx: MethodContext, source: str = "text", budget_tokens: int = KG_BUDGET_TOKENS, hops: int = 1) -> None:
@@ -25,11 +22,8 @@ class KGMethod:
         self.budget_tokens = budget_tokens
         self.hops = hops
 
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         progress("retrieve", 0, 2)
         llm = self.ctx.llm
         settings = self.ctx.settings
@@ -47,5 +41,3 @@ class KGMethod:
         result.answer = completion.text
         result.sources = kg.sources
         result.trace = {**kg.to_trace(), "source": self.source, "hops": self.hops, "context": context}
-        result.timings = timer.finish()
-        return result

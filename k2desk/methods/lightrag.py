@@ -46,10 +46,10 @@ from typing import Any, Iterable, Optional
 from k2desk.graph.extract import ordered_object
 from k2desk.graph.profiles import entity_profile, relation_profile
 from k2desk.graph.query import chunk_sources, question_keywords, stems
-from k2desk.methods.base import Answer, LLMUsage, Timer
+from k2desk.methods.base import Asking, LLMUsage, MethodBase
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer, generation_messages
-from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.progress import CancelToken
 from k2desk.prompts import LIGHTRAG_KEYWORDS_PROMPT
 from k2desk.runtime.llm import LLM
 from k2desk.store.graph import GraphStore
@@ -107,7 +107,7 @@ def _ranked(scores: dict[int, float], degree: dict[int, int]) -> dict[int, float
     return dict(sorted(scores.items(), key=lambda kv: (-kv[1], -degree.get(kv[0], 0), kv[0])))
 
 
-class LightRAGMethod:
+class LightRAGMethod(MethodBase):
     def __init__(self, ctx: MethodContext, mode: str = "hybrid", source: Optional[str] = None,
                  top_k: Optional[int] = None) -> None:
         if mode not in MODES:
@@ -119,11 +119,8 @@ class LightRAGMethod:
         self.top_k = top_k or ctx.settings.top_k
         self.graph = GraphStore(ctx.db)
 
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         llm = self.ctx.llm
         settings = self.ctx.settings
         progress("keywords", 0, 3)
@@ -152,8 +149,6 @@ class LightRAGMethod:
             "relations": shown["relations"],
             "context": context,
         }
-        result.timings = timer.finish()
-        return result
 
     # -- steps -----------------------------------------------------------------------------
     def keywords(self, llm: LLM, question: str, usage: LLMUsage, cancel: CancelToken) -> tuple[list[str], list[str], bool]:

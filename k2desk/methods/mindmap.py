@@ -38,12 +38,12 @@ import numpy as np
 
 from k2desk.graph.extract import ordered_object
 from k2desk.graph.query import _ngrams, entity_line, question_keywords, relation_line
-from k2desk.methods.base import Answer, LLMUsage, Source, Timer
+from k2desk.methods.base import Asking, LLMUsage, MethodBase, Source
 from k2desk.methods.coe import unique_labels
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
 from k2desk.methods.retrieval import index_text
-from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.progress import CancelToken
 from k2desk.prompts import MINDMAP_EXPLORE_HINT, MINDMAP_STEP_PROMPT, MINDMAP_SUBQUERIES_PROMPT
 from k2desk.store.documents import DocumentStore
 from k2desk.store.graph import Entity, GraphStore
@@ -75,7 +75,7 @@ def step_schema(candidates: list[str]) -> dict:
     return ordered_object(summary, ("explore", {"type": "array", "maxItems": MAX_EXPLORE, "items": {"enum": candidates}}))
 
 
-class MindMapMethod:
+class MindMapMethod(MethodBase):
     name = "mindmap"
 
     def __init__(self, ctx: MethodContext, source: Optional[str] = None, max_sub_queries: int = 3, max_depth: int = 2,
@@ -88,11 +88,8 @@ class MindMapMethod:
         self.min_similarity = min_similarity
         self.graph = GraphStore(ctx.db)
 
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         source = self.source or self.ctx.graph_source()
         chunk_source = "text" if VectorIndex(self.ctx.db, "chunks").count("text") else "summary"
         progress("sub-queries", 0, 1)
@@ -127,8 +124,6 @@ class MindMapMethod:
         result.sources = list(hits.values())
         result.trace = {"source": source, "chunk_source": chunk_source, "sub_query_fallback": fallback,
                         "sub_queries": records, "visited": list(visited.values()), "context": context}
-        result.timings = timer.finish()
-        return result
 
     # -- LLM decisions ---------------------------------------------------------------------
     def _sub_queries(self, question: str, usage: LLMUsage, cancel: CancelToken) -> tuple[list[str], bool]:

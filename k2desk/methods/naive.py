@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from k2desk.methods.base import Answer, Source, Timer
+from k2desk.methods.base import Answer, Asking, MethodBase, Source, Timer
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
 from k2desk.methods.reader import CLAIM_PASSAGES
 from k2desk.methods.retrieval import Hit, index_text
-from k2desk.progress import CancelToken, Progress, progress_or_noop
+from k2desk.progress import CancelToken, Progress
 
 LAMBDAS = {"semantic": 1.0, "keyword": 0.0}
 
 
-class NaiveMethod:
+class NaiveMethod(MethodBase):
     """Retrieve top-k chunks of the raw text, then answer with the generation prompt."""
 
     def __init__(self, name: str, ctx: MethodContext, lam: Optional[float] = None, source: str = "text") -> None:
@@ -38,18 +38,16 @@ class NaiveMethod:
             return retriever.evidence_search(question, k=self.ctx.settings.top_k)
         return retriever.search(question, k=self.ctx.settings.top_k, lam=self.lam)
 
-    def ask(self, question: str, progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None) -> Answer:
-        progress = progress_or_noop(progress)
-        cancel = cancel or CancelToken()
-        result = Answer(question, self.name, "")
-        timer = Timer()
+    def steps(self, asking: Asking) -> None:
+        question, result, timer, progress, cancel = asking
         progress("retrieve", 0, 2)
         with timer("retrieve"):
             hits = self._search(question)
         cancel.check()
         progress("generate", 1, 2)
         if self.name == "evidence":
-            return self._read(question, hits, result, timer, progress, cancel)
+            self._read(question, hits, result, timer, progress, cancel)
+            return
         with timer("generate"):
             completion, context = answer(self.ctx.llm, question, [index_text(h.chunk) for h in hits],
                                          self.ctx.settings.max_answer_tokens, usage=result.llm,
@@ -65,11 +63,9 @@ class NaiveMethod:
                                     "sparse": round(h.sparse, 6)} for h in hits]},
             "context": context,
         }
-        result.timings = timer.finish()
-        return result
 
     def _read(self, question: str, hits: list[Hit], result: Answer, timer: Timer, progress: Progress,
-              cancel: CancelToken) -> Answer:
+              cancel: CancelToken) -> None:
         retriever = self.ctx.retriever(self.source)
         with timer("generate"):
             reading = self.ctx.reader(self.source).read(
@@ -85,5 +81,3 @@ class NaiveMethod:
             "reader": reading.trace,
             "context": reading.context,
         }
-        result.timings = timer.finish()
-        return result

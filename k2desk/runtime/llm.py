@@ -58,9 +58,10 @@ class ChatModel:
 
     @staticmethod
     def _collect(parts: Iterable[tuple[str, Optional[str]]], on_token: Optional[Callable[[str], None]],
-                 cancel: Optional[CancelToken]) -> tuple[str, str]:
+                 cancel: Optional[CancelToken], on_cancel: Optional[Callable[[str], None]] = None) -> tuple[str, str]:
         """(text, finish reason) of a streamed reply given as (piece, finish reason) pairs; each
-        piece goes to ``on_token``; a cancel stops it between pieces."""
+        piece goes to ``on_token``; a cancel stops it between pieces, after ``on_cancel`` got the
+        text so far (the call is counted: its prompt was read and its tokens were made)."""
         pieces: list[str] = []
         finish = "stop"
         for piece, reason in parts:
@@ -71,6 +72,8 @@ class ChatModel:
             if reason:
                 finish = reason
             if cancel and cancel.cancelled:
+                if on_cancel:
+                    on_cancel("".join(pieces))
                 raise Cancelled("cancelled by the user")
         return "".join(pieces), finish
 
@@ -83,10 +86,6 @@ class ChatModel:
             return json.loads(out.text)
         except ValueError:
             return None
-
-    def complete(self, prompt: str, max_tokens: int = 256) -> str:
-        """Plain single-turn completion (used by the LLM summarizer)."""
-        return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
 
 
 class LLM(ChatModel):
@@ -178,7 +177,8 @@ class LLM(ChatModel):
                 cancel.check()
             parts = ((p["choices"][0].get("text") or "", p["choices"][0].get("finish_reason"))
                      for p in self._llm.create_completion(prompt, **kwargs))
-            text, finish = self._collect(parts, on_token, cancel)
+            text, finish = self._collect(parts, on_token, cancel, lambda partial: self._spent(
+                usage, prompt_tokens, len(self.tokenize(partial, special=False)) if partial else 0))
         completion_tokens = len(self.tokenize(text, special=False)) if text else 0
         self._spent(usage, prompt_tokens, completion_tokens)
         return Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)

@@ -149,7 +149,8 @@ class RemoteLLM(ChatModel):
                 cancel.check()
             try:
                 with self._request("/v1/chat/completions", self._body(messages, max_tokens, temperature, **extra)) as resp:
-                    text, finish = self._collect(parts(resp), on_token, cancel)
+                    text, finish = self._collect(parts(resp), on_token, cancel,
+                                                 lambda partial: self._spent(usage, estimate, self.count_tokens(partial)))
             except urllib.error.HTTPError as exc:
                 raise ModelError(f"the LLM server at {self.base} answered {exc.code}: {_reason(exc)}") from exc
             except (urllib.error.URLError, OSError) as exc:

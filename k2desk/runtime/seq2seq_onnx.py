@@ -182,7 +182,8 @@ class OnnxSeq2SeqSummarizer:
         self.repetition_penalty = float(repetition_penalty if repetition_penalty is not None
                                         else gen.get("repetition_penalty") or 1.0)
 
-    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None) -> str:
+    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None, usage=None) -> str:
+        """``usage`` is accepted and left alone: no LLM is called."""
         ids = self.generate(text, max_tokens, cancel)
         return self.model.tokenizer.decode(ids, skip_special_tokens=True).strip()
 

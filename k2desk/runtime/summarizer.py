@@ -24,6 +24,7 @@ import numpy as np
 from k2desk.errors import ModelError, UsageError
 from k2desk.progress import NEVER, CancelToken
 from k2desk.runtime.seq2seq_onnx import OnnxSeq2SeqSummarizer
+from k2desk.types import LLMUsage
 
 __all__ = [
     "Summarizer", "OnnxSeq2SeqSummarizer", "ExtractiveSummarizer", "LLMSummarizer",
@@ -38,7 +39,10 @@ TOKENS_PER_WORD = 1.3
 class Summarizer(Protocol):
     name: str
 
-    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None) -> str:
+    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None,
+                  usage: Optional[LLMUsage] = None) -> str:
+        """At most ``max_tokens`` of summary; ``cancel`` is checked while it is written (an LLM's
+        between tokens) and an LLM's calls and tokens are added to ``usage``."""
         ...
 
 
@@ -97,7 +101,8 @@ class ExtractiveSummarizer:
         self.iterations = iterations
         self.max_graph_sentences = max_graph_sentences
 
-    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None) -> str:
+    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None,
+                  usage: Optional[LLMUsage] = None) -> str:
         (cancel or NEVER).check()
         budget = words_for_tokens(max_tokens)
         sentences = split_sentences(text)
@@ -163,7 +168,8 @@ class ExtractiveSummarizer:
 
 
 class LLMSummarizer:
-    """Summaries written by the LLM: ``llm.complete(prompt, max_tokens)`` with SUMMARIZE_PROMPT.
+    """Summaries written by the LLM: one ``llm.chat`` turn with SUMMARIZE_PROMPT, cancellable
+    between tokens and counted in the caller's usage.
 
     ``max_input_words`` (optional) cuts long inputs so the prompt fits the LLM's context."""
 
@@ -178,7 +184,8 @@ class LLMSummarizer:
         self.prompt = prompt
         self.max_input_words = max_input_words
 
-    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None) -> str:
+    def summarize(self, text: str, max_tokens: int = 200, cancel: Optional[CancelToken] = None,
+                  usage: Optional[LLMUsage] = None) -> str:
         (cancel or NEVER).check()
         text = text.strip()
         if self.max_input_words:
@@ -186,7 +193,8 @@ class LLMSummarizer:
             if len(words) > self.max_input_words:
                 text = " ".join(words[: self.max_input_words])
         prompt = self.prompt.format(text=text, max_words=words_for_tokens(max_tokens))
-        return drop_repeated_sentences(str(self.llm.complete(prompt, max_tokens=max_tokens)).strip())
+        out = self.llm.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens, usage=usage, cancel=cancel)
+        return drop_repeated_sentences(out.text.strip())
 
 
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # generated text: any stop ends a sentence

@@ -3,8 +3,8 @@ parts and to the entities that qualify it, embedded, and kept in line with docum
 
 import pytest
 
-from k2desk.graph.build import GraphStage
 from k2desk.graph.hypernodes import Hypernodes, qualifier_word, relation_name, triple_label
+from k2desk.indexing.graph import GraphStage
 from tests.methods.support import RELATIONS, build_world
 
 
@@ -30,6 +30,9 @@ def test_labels_and_qualifier_words():
 
 def test_sync_derives_one_hypernode_per_relation_with_qualifiers(world):
     hyper = Hypernodes(world.db, world.embedder)
+    with world.db.transaction():  # the world's graph comes with them, as the graph stage writes it
+        world.db.execute("DELETE FROM hypernodes")
+        hyper.drop_orphan_vectors()
     relations = world.db.one("SELECT count(*) FROM relations")[0]
     assert hyper.missing("text") == relations
     with world.db.transaction():

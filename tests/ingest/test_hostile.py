@@ -84,7 +84,7 @@ def test_a_hostile_folder_indexes_what_is_good_and_reports_the_rest(tmp_path, mo
 
 
 def test_a_file_that_vanishes_between_scan_and_read_is_reported(tmp_path, models_dir, embedder, monkeypatch):
-    import k2desk.indexing as indexing
+    import k2desk.indexing.pipeline as indexing
 
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
+from k2desk.graph.hypernodes import Hypernodes
 from k2desk.graph.vectors import GraphVectors
 from k2desk.methods.base import LLMUsage
 from k2desk.methods.context import MethodContext
@@ -96,6 +97,7 @@ def add_graph(engine: Engine, names=None) -> None:
         rels = [r[0] for r in db.all("SELECT id FROM relations")]
         graph.refresh(ents, rels)
         GraphVectors(db, engine.embedder).refresh(ents, rels, "text")
+        Hypernodes(db, engine.embedder).sync("text")  # as the graph stage does
 
 
 def build_world(home: Path, models_dir: Path, llm: str = "smollm2-135m") -> Engine:
@@ -145,9 +147,8 @@ class ScriptedLLM:
             on_token(text)
         return Completion(text, spent.prompt_tokens, spent.completion_tokens, 0.0)
 
-    # the real runtime's JSON parsing and single-prompt completion, over the scripted chat
+    # the real runtime's JSON parsing, over the scripted chat
     json = LLM.json
-    complete = LLM.complete
 
 
 def schema_props(schema: dict) -> dict:

@@ -8,10 +8,10 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
+from k2desk.indexing.summary import summarize_long, summary_length
 from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.runtime.summarizer import ExtractiveSummarizer
-from k2desk.summarize_stage import summarize_long, summary_length
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -90,9 +90,9 @@ def test_long_documents_are_summarized_piecewise(embedder):
     calls = []
 
     class Recording(ExtractiveSummarizer):
-        def summarize(self, text, max_tokens=200, cancel=None):
+        def summarize(self, text, max_tokens=200, cancel=None, usage=None):
             calls.append(len(text))
-            return super().summarize(text, max_tokens, cancel)
+            return super().summarize(text, max_tokens, cancel, usage)
 
     out = summarize_long(Recording(), text, embedder, CancelToken())
     assert len(calls) >= 3  # pieces, then the joined partial summaries

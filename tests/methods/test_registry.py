@@ -7,8 +7,8 @@ from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.errors import UsageError
 from k2desk.methods import registry
+from k2desk.methods.base import MethodBase
 from k2desk.methods.registry import METHOD_NAMES, METHODS, TEXT, MethodSpec, method_spec
-from k2desk.types import Answer
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_every_name_in_the_table_makes_its_method(engine):
         method_spec("nope")
 
 
-class Echo:
+class Echo(MethodBase):
     """A method in a few lines: the best keyword passage, returned as the answer."""
 
     name = "echo"
@@ -42,15 +42,18 @@ class Echo:
     def __init__(self, ctx):
         self.ctx = ctx
 
-    def ask(self, question, progress=None, cancel=None):
-        hits = self.ctx.retriever().search(question, k=1, lam=0.0)
-        return Answer(question, self.name, hits[0].chunk.text[:60], [h.source() for h in hits])
+    def steps(self, asking):
+        question, result, timer, progress, cancel = asking
+        with timer("retrieve"):
+            hits = self.ctx.retriever().search(question, k=1, lam=0.0)
+        result.answer, result.sources = hits[0].chunk.text[:60], [h.source() for h in hits]
 
 
 def test_a_new_method_is_one_class_and_one_line(engine, monkeypatch):
     monkeypatch.setitem(registry.METHODS, "echo", MethodSpec("echo", Echo, (TEXT,), "the best passage, verbatim"))
     answer = engine.ask("Which lens does the lighthouse museum display?", method="echo", remember=True)
     assert answer.method == "echo" and answer.sources[0].document.endswith("lighthouse.txt")
+    assert set(answer.timings) == {"retrieve", "total"}  # MethodBase.ask stamped what the steps timed
     assert engine.history.list()[0].method == "echo"
 
 

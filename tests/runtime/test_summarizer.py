@@ -9,6 +9,7 @@ import pytest
 
 from k2desk.errors import Cancelled, ModelError, UsageError
 from k2desk.progress import CancelToken
+from k2desk.runtime.llm import Completion
 from k2desk.runtime.summarizer import (
     ExtractiveSummarizer,
     LLMSummarizer,
@@ -83,9 +84,10 @@ class RecordingLLM:
         self.reply = reply
         self.calls: list[tuple[str, int]] = []
 
-    def complete(self, prompt: str, max_tokens: int) -> str:
-        self.calls.append((prompt, max_tokens))
-        return self.reply
+    def chat(self, messages, max_tokens, usage=None, cancel=None):
+        (message,) = messages
+        self.calls.append((message["content"], max_tokens))
+        return Completion(self.reply, 0, 0, 0.0)
 
 
 def test_llm_summarizer_prompt_and_output():

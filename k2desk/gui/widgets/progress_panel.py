@@ -7,9 +7,9 @@ from typing import Optional
 
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
-STAGE_ORDER = ("read", "embed", "summarize", "embed summaries", "graph")  # the engine's order
-STAGE_TITLES = {"read": "Read", "summarize": "Summarize", "embed": "Embed", "embed summaries": "Embed summaries",
-                "graph": "Graph"}
+from k2desk.indexing import STAGE_TITLES
+
+STAGE_ORDER = tuple(STAGE_TITLES)  # the engine's order
 
 
 def format_seconds(seconds: float) -> str:

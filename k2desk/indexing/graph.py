@@ -1,4 +1,4 @@
-"""The graph build stage (the Stage protocol of k2desk.indexing): one per source.
+"""The graph build stage (the Stage protocol of k2desk.indexing.pipeline): one per source.
 
 ``build(doc)`` chunks the document's text (source "text") or summary (source "summary") with
 the "graph" profile (300/100 tokens), extracts every chunk's entities and relations with the
@@ -23,7 +23,7 @@ import numpy as np
 from k2desk.graph.extract import Extraction, Extractor
 from k2desk.graph.hypernodes import Hypernodes
 from k2desk.graph.vectors import GraphVectors, entity_text, relation_text
-from k2desk.progress import CancelToken
+from k2desk.progress import CancelToken, Progress
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
@@ -66,7 +66,7 @@ class GraphStage:
         self._extractor = extractor
         self.source = source
         self.name = f"graph_{source}"
-        self.label = "graph"
+        self.label = "graph" if source == "text" else "graph of summaries"
         self.docs = DocumentStore(db)
         self.graph = GraphStore(db)
         self.stats = GraphBuildStats()
@@ -74,12 +74,15 @@ class GraphStage:
     def _input(self, doc: DocumentRow) -> str:
         return self.docs.source_text(doc.id, self.source)
 
-    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
+    def build(self, doc: DocumentRow, cancel: CancelToken, usage: LLMUsage) -> Callable[[], int]:
         embedder = self._embedder()
         chunks = chunk_text(self._input(doc), embedder, "graph")
         header = chunk_header(doc.title, doc.meta)
-        extractions: list[Extraction] = (self._extractor().extract([c.text for c in chunks], header, usage=self.stats.usage,
+        spent = LLMUsage()
+        extractions: list[Extraction] = (self._extractor().extract([c.text for c in chunks], header, usage=spent,
                                                                    cancel=cancel) if chunks else [])
+        self.stats.usage.add(spent)
+        usage.add(spent)
         for ex in extractions:
             self.stats.llm_seconds += ex.seconds
             self.stats.unparsed += not ex.parsed
@@ -103,6 +106,20 @@ class GraphStage:
             return len(ids)
 
         return write
+
+    def finish(self, progress: Progress, cancel: CancelToken) -> None:
+        """Give every relation its triple hypernode: a collection whose graph was built before
+        hypernodes existed gets them here, at its next index run, never while a question is
+        asked (Chain of Explorations only reads them)."""
+        hyper = Hypernodes(self.db)
+        missing = hyper.missing(self.source)
+        if not missing:
+            return
+        progress("hypernodes", 0, missing)
+        hyper.embedder = self._embedder()
+        with self.db.transaction():
+            hyper.sync(self.source, cancel=cancel)
+        progress("hypernodes", missing, missing)
 
     def store(self, doc_id: int, chunk_ids: list[int], extractions: list[Extraction]) -> tuple[set[int], set[int]]:
         """Write the mentions of one document's chunks; returns the entity and relation ids touched."""

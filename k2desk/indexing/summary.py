@@ -8,7 +8,7 @@ summaries are summarized again. The summary's length follows the paper's ~89 % r
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from k2desk.progress import CancelToken
 from k2desk.runtime.embedder import Embedder
@@ -16,6 +16,7 @@ from k2desk.runtime.summarizer import Summarizer
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.text.chunking import chunk_spans
+from k2desk.types import LLMUsage
 
 PIECE_TOKENS = 1500
 
@@ -24,17 +25,18 @@ def summary_length(n_tokens: int) -> int:
     return max(64, min(256, n_tokens // 8))
 
 
-def summarize_long(summarizer: Summarizer, text: str, embedder: Embedder, cancel: CancelToken) -> str:
+def summarize_long(summarizer: Summarizer, text: str, embedder: Embedder, cancel: CancelToken,
+                   usage: Optional[LLMUsage] = None) -> str:
     spans = embedder.token_spans(text)
     target = summary_length(len(spans))
     if len(spans) <= PIECE_TOKENS:
-        return summarizer.summarize(text, max_tokens=target, cancel=cancel)
+        return summarizer.summarize(text, max_tokens=target, cancel=cancel, usage=usage)
     pieces = chunk_spans(text, spans, PIECE_TOKENS, 0)
     partial = []
     for piece in pieces:
         cancel.check()
-        partial.append(summarizer.summarize(piece.text, max_tokens=max(48, target // 2), cancel=cancel))
-    return summarizer.summarize("\n".join(partial), max_tokens=target, cancel=cancel)
+        partial.append(summarizer.summarize(piece.text, max_tokens=max(48, target // 2), cancel=cancel, usage=usage))
+    return summarizer.summarize("\n".join(partial), max_tokens=target, cancel=cancel, usage=usage)
 
 
 class SummaryStage:
@@ -50,11 +52,11 @@ class SummaryStage:
         self._summarizer = summarizer
         self._embedder = embedder
 
-    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
+    def build(self, doc: DocumentRow, cancel: CancelToken, usage: LLMUsage) -> Callable[[], int]:
         summarizer = self._summarizer()
         key = f"{doc.content_hash}:{summarizer.name}"
         cached = self.docs.summary(doc.id, key)
-        summary = cached if cached else summarize_long(summarizer, self.docs.text(doc.id), self._embedder(), cancel)
+        summary = cached if cached else summarize_long(summarizer, self.docs.text(doc.id), self._embedder(), cancel, usage)
         summary = summary.strip() or self.docs.text(doc.id)[:2000]  # never an empty summary
 
         def write() -> int:

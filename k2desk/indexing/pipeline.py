@@ -1,4 +1,4 @@
-"""The indexing pipeline: register documents (read + hash), then build each derived store.
+"""The indexing runner: register documents (read + hash), then build each derived store.
 
 Work is stage-major: every pending document is read first, then each build stage runs over the
 documents that still need it (the raw-text index first, so the naive methods are usable early).
@@ -18,13 +18,9 @@ from typing import Callable, Optional, Protocol, Sequence
 from k2desk.errors import Cancelled, IngestError, K2Error
 from k2desk.ingest import CorpusReport, read_path, scan
 from k2desk.progress import CancelToken, Progress, progress_or_noop
-from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
-from k2desk.store.sparse import SparseIndex
-from k2desk.store.vectors import VectorIndex
-from k2desk.text.chunking import chunk_text
-from k2desk.text.headers import chunk_header
+from k2desk.types import LLMUsage
 
 
 @dataclass
@@ -40,6 +36,8 @@ class IndexReport:
     chunks: int = 0
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    llm: LLMUsage = field(default_factory=LLMUsage)  # LLM calls and tokens of every stage
+    stage_llm: dict[str, LLMUsage] = field(default_factory=dict)  # the same per stage label
     cancelled: bool = False
 
     def summary(self) -> str:
@@ -48,63 +46,29 @@ class IndexReport:
         resumed += f", {len(self.removed)} removed" if self.removed else ""
         return (f"{len(self.added)} added, {len(self.updated)} updated{resumed}, {len(self.skipped)} unchanged, "
                 f"{len(self.failed)} failed, {len(self.unsupported)} not supported; "
-                f"{self.chunks} chunks in {self.seconds:.1f} s")
+                f"{self.chunks} chunks in {self.seconds:.1f} s" + (f", {self.llm.calls} LLM calls" if self.llm.calls else ""))
+
+
+# Every stage's progress label, in the order the stages run, with the title the app shows.
+STAGE_TITLES = {"read": "Read", "embed": "Embed", "summarize": "Summarize", "embed summaries": "Embed summaries",
+                "graph of summaries": "Graph of the summaries", "graph": "Graph", "hypernodes": "Triple hypernodes"}
 
 
 class Stage(Protocol):
-    """One derived store of a document."""
+    """One derived store of a document. A stage may also have ``finish(progress, cancel)``,
+    called at the end of every run (even one with nothing pending) for collection-wide catch-up."""
 
     name: str  # recorded in document_stages
-    label: str  # progress stage shown to the user
+    label: str  # progress stage shown to the user (a key of STAGE_TITLES)
 
-    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
-        """Do the slow work; return a writer that stores the result (called in a transaction)
-        and returns how many chunks it wrote."""
+    def build(self, doc: DocumentRow, cancel: CancelToken, usage: LLMUsage) -> Callable[[], int]:
+        """Do the slow work (cancellable; LLM calls counted in ``usage``); return a writer that
+        stores the result (called in a transaction) and returns how many chunks it wrote."""
         ...
 
     def clear(self, doc_id: int) -> None:
         """Delete every row this stage derived from the document (called in a transaction)."""
         ...
-
-
-class ChunkIndexStage:
-    """Chunk a document's text (or summary) 256/20, embed the chunks, store vectors + FTS rows."""
-
-    def __init__(self, db: Database, embedder: Callable[[], Embedder], source: str = "text") -> None:
-        self.db = db
-        self._embedder = embedder
-        self.source = source
-        self.name = "text" if source == "text" else "summary_index"
-        self.label = "embed" if source == "text" else "embed summaries"
-        self.docs = DocumentStore(db)
-        self.vectors = VectorIndex(db, "chunks")
-        self.sparse = SparseIndex(db, source)
-
-    def _input(self, doc: DocumentRow) -> str:
-        return self.docs.source_text(doc.id, self.source)
-
-    def build(self, doc: DocumentRow, cancel: CancelToken) -> Callable[[], int]:
-        embedder = self._embedder()
-        chunks = chunk_text(self._input(doc), embedder, "vec")
-        header = chunk_header(doc.title, doc.meta)
-        texts = [f"{header}\n{c.text}" if header else c.text for c in chunks]
-        vectors = embedder.embed(texts, cancel=cancel)
-
-        def write() -> int:
-            self.vectors.ensure(embedder.dim, embedder.name)
-            self.clear(doc.id)
-            ids = self.docs.add_chunks(doc.id, self.source, "vec", chunks)
-            self.vectors.add(ids, vectors, self.source)
-            self.sparse.add(ids, texts)
-            return len(ids)
-
-        return write
-
-    def clear(self, doc_id: int) -> None:
-        ids = self.docs.chunk_ids(doc_id, self.source, "vec")
-        self.vectors.remove(ids)
-        self.sparse.remove(ids)
-        self.docs.delete_chunks(ids)
 
 
 class Indexer:
@@ -166,8 +130,14 @@ class Indexer:
         """Run every stage over the documents that need it (pending ones, and ones a previous
         run left unfinished)."""
         pending = [d for d in (self.docs.by_id(i) for i in self.docs.ids_to_process()) if d is not None]
-        if not pending:
-            return
+        if pending:
+            self._build(pending, report, progress, cancel)
+        for stage in self.stages:
+            finish = getattr(stage, "finish", None)
+            if finish is not None:
+                finish(progress, cancel)
+
+    def _build(self, pending: list[DocumentRow], report: IndexReport, progress: Progress, cancel: CancelToken) -> None:
         with self.db.transaction():
             for d in pending:
                 self.docs.set_status(d.id, "processing")
@@ -179,7 +149,12 @@ class Indexer:
                 progress(stage.label, i, len(todo))
                 try:
                     cancel.check()
-                    writer = stage.build(doc, cancel)
+                    spent = LLMUsage()
+                    try:
+                        writer = stage.build(doc, cancel, spent)
+                    finally:  # a cancelled or failed build spent its calls too
+                        report.llm.add(spent)
+                        report.stage_llm.setdefault(stage.label, LLMUsage()).add(spent)
                     with self.db.transaction():
                         report.chunks += writer()
                         self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
