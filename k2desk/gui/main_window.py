@@ -173,13 +173,11 @@ class MainWindow(QMainWindow):
         docs = self._read(lambda e: e.documents())
         if docs is None:
             return
-        for d in docs:
-            detail = document_detail(d.status, d.stages, d.n_chunks, d.error)
-            table.set_status(d.key, d.status, detail)
+        rows = [(d.key, d.status, document_detail(d.status, d.stages, d.n_chunks, d.error)) for d in docs]
         stored = {d.key for d in docs}
-        for key, (status, detail) in self.extra_rows.get(self.collection, {}).items():
-            if key not in stored:
-                table.set_status(key, status, detail)
+        rows += [(key, status, detail) for key, (status, detail) in self.extra_rows.get(self.collection, {}).items()
+                 if key not in stored]
+        table.set_all(rows)
         running_here = self.index_job is not None and self.index_collection == self.collection
         self.index_panel.set_running(running_here, self.pending_count())
         self.graph_view.refresh_sources()

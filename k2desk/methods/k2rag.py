@@ -72,7 +72,7 @@ class K2RAGMethod(MethodBase):
 
     def _evidence(self) -> bool:
         """Whether this variant reads raw-text passages (it needs the raw-text index)."""
-        return not self.paper and VectorIndex(self.ctx.db, "chunks").count("text") > 0
+        return not self.paper and VectorIndex(self.ctx.db, "chunks").has("text")
 
     def retrieve(self, question: str) -> list[Source]:
         """The passages the final answer reads first, without the LLM (``k2rag`` only; the
@@ -86,7 +86,7 @@ class K2RAGMethod(MethodBase):
         db = self.ctx.db
         if kind == "graph":
             return "summary" if GraphStore(db).has_entities("summary") else "text"
-        return "summary" if VectorIndex(db, "chunks").count("summary") else "text"
+        return "summary" if VectorIndex(db, "chunks").has("summary") else "text"
 
     def steps(self, asking: Asking) -> None:
         question, result, timer, progress, cancel = asking

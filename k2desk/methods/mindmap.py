@@ -91,7 +91,7 @@ class MindMapMethod(MethodBase):
     def steps(self, asking: Asking) -> None:
         question, result, timer, progress, cancel = asking
         source = self.source or self.ctx.graph_source()
-        chunk_source = "text" if VectorIndex(self.ctx.db, "chunks").count("text") else "summary"
+        chunk_source = "text" if VectorIndex(self.ctx.db, "chunks").has("text") else "summary"
         progress("sub-queries", 0, 1)
         with timer("sub_queries"):
             queries, fallback = self._sub_queries(question, result.llm, cancel)

@@ -41,3 +41,36 @@ def test_statistics_follow_deletes(sparse):
 def test_query_without_terms(sparse):
     assert sparse.candidates("?!") == []
     assert sparse.cosine("?!", {1: "apple"}) == {1: 0.0}
+
+
+def test_the_statistics_follow_what_another_connection_commits(tmp_path):
+    path = tmp_path / "c.k2db"
+    reader, writer = SparseIndex(Database(path), "text"), SparseIndex(Database(path), "text")
+    writer.add([1, 2], ["harbour lamp", "harbour office"])
+    assert reader.statistics().df["harbour"] == 2 and reader.statistics().n == 2
+    assert reader.statistics() is reader.statistics()  # read once per state of the index
+    writer.add([3], ["lamp room"])
+    assert reader.statistics().df["lamp"] == 2 and reader.statistics().n == 3
+    writer.remove([1])
+    assert reader.statistics().df["lamp"] == 1 and reader.idf({"lamp"})["lamp"] == pytest.approx(math.log(3 / 2) + 1)
+
+
+def test_bm25_matches_the_rarest_terms_that_fit_the_posting_budget(tmp_path):
+    index = SparseIndex(Database(tmp_path / "c.k2db"), "text")
+    texts = [f"the harbour report number {i}" for i in range(40)] + ["the beacon keeper", "the beacon lens"]
+    index.add(list(range(1, 43)), texts)
+    query = "the beacon keeper of the harbour"
+    assert index.match_terms(query, None) == ["keeper", "beacon", "harbour", "the"]  # rarest first
+    assert index.match_terms(query, 45) == ["keeper", "beacon", "harbour"]  # 1 + 2 + 40 postings
+    assert index.match_terms(query, 1) == ["keeper"] and index.match_terms("the", 1) == ["the"]  # the rarest always
+    budgeted, every = index.bm25(query, 5, budget=3), index.bm25(query, 5, budget=None)
+    assert [i for i, _ in budgeted] == [41, 42] and [i for i, _ in every][:2] == [41, 42]
+    assert index.match_terms("zeppelin", None) == [] and index.bm25("zeppelin") == []
+
+
+def test_match_phrases_are_stems_which_fts5_stems_again(sparse):
+    """Kept as measured (SparseIndex.match_terms): 'accused' -> 'accus' -> 'accu' finds nothing."""
+    sparse.add([4], ["he was accused by the lighthouse keeper"])
+    assert sparse.terms("accused") == ["accus"] and sparse.bm25("accused lighthouse") == []
+    assert [i for i, _ in sparse.bm25("accused keeper")] == [4]
+    assert [i for i, _ in sparse.bm25("apples")] in ([1, 2], [2, 1])

@@ -32,3 +32,76 @@ def test_a_collection_refuses_another_embedder(tmp_path):
     VectorIndex(db, "chunks").ensure(3, "toy")
     with pytest.raises(StoreError, match="built with embedder toy"):
         VectorIndex(db, "entities").ensure(4, "other")
+
+
+def random_units(rng, n, dim=16):
+    v = rng.normal(size=(n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def test_the_in_memory_search_agrees_with_sqlite_vec(tmp_path):
+    rng = np.random.default_rng(0)
+    db = Database(tmp_path / "c.k2db")
+    vi = VectorIndex(db, "chunks")
+    vi.ensure(16, "toy")
+    with db.transaction():
+        vi.add(list(range(1, 1201)), random_units(rng, 1200), "text")
+        vi.add(list(range(1201, 1301)), random_units(rng, 100), "summary")
+    for q in random_units(rng, 20):
+        mine, theirs = vi.search(q, 10, "text"), vi.search_in_store(q, 10, "text")
+        assert [i for i, _ in mine] == [i for i, _ in theirs]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], abs=1e-5)
+        assert {i for i, _ in vi.search(q, 10, "summary")} <= set(range(1201, 1301))
+    assert vi.has("summary") and not VectorIndex(db, "entities").has("text")
+
+
+def test_the_copy_follows_what_another_connection_commits(tmp_path):
+    rng = np.random.default_rng(1)
+    path = tmp_path / "c.k2db"
+    reader, writer = VectorIndex(Database(path), "entities"), VectorIndex(Database(path), "entities")
+    writer.ensure(16, "toy")
+    vectors = random_units(rng, 50)
+    writer.add(list(range(1, 51)), vectors, "text")
+    q = vectors[7]
+    assert reader.search(q, 1, "text")[0][0] == 8
+    writer.remove([8])  # deleted: gone from the copy
+    assert reader.search(q, 1, "text")[0][0] != 8
+    writer.add([8], np.stack([-q]), "text")  # re-embedded under the same id (a merged entity)
+    assert reader.search(-q, 1, "text") == [(8, pytest.approx(1.0, abs=1e-5))]
+    assert reader.similarities(q, [8])[8] == pytest.approx(-1.0, abs=1e-5)
+    writer.add([99], np.stack([q]), "summary")  # another source's vector stays out
+    assert [i for i, _ in reader.search(q, 60, "text")] == [i for i, _ in reader.search_in_store(q, 60, "text")]
+
+
+def test_a_search_inside_a_write_transaction_leaves_the_copy_alone(tmp_path):
+    rng = np.random.default_rng(2)
+    db = Database(tmp_path / "c.k2db")
+    vi = VectorIndex(db, "chunks")
+    vi.ensure(16, "toy")
+    vectors = random_units(rng, 30)
+    vi.add(list(range(1, 31)), vectors, "text")
+    assert vi.search(vectors[0], 1, "text")[0][0] == 1
+    with pytest.raises(RuntimeError), db.transaction():
+        vi.add([100], np.stack([vectors[0]]), "text")
+        assert {i for i, _ in vi.search(vectors[0], 2, "text")} == {1, 100}  # its own uncommitted write
+        raise RuntimeError("rolled back")
+    assert vi.search(vectors[0], 1, "text")[0][0] == 1
+    assert 100 not in {i for i, _ in vi.search(vectors[0], 30, "text")}
+
+
+def test_a_copy_behind_the_trimmed_log_reads_its_table_again(tmp_path, monkeypatch):
+    import k2desk.store.vectors as vectors_module
+
+    monkeypatch.setattr(vectors_module, "LOG_KEEP", 10)
+    rng = np.random.default_rng(3)
+    path = tmp_path / "c.k2db"
+    reader, writer = VectorIndex(Database(path), "chunks"), VectorIndex(Database(path), "chunks")
+    writer.ensure(16, "toy")
+    writer.add([1, 2], random_units(rng, 2), "text")
+    assert len(reader.search(random_units(rng, 1)[0], 10, "text")) == 2
+    for i in range(3, 40):
+        writer.add([i], random_units(rng, 1), "text")
+    writer.remove([1])
+    assert writer.db.one("SELECT count(*) FROM vector_log")[0] <= 11
+    found = reader.search(random_units(rng, 1)[0], 100, "text")
+    assert sorted(i for i, _ in found) == list(range(2, 40))

@@ -85,6 +85,14 @@ class DocumentModel(QAbstractTableModel):
         self.entries[row] = DocumentEntry(key, status, detail)
         self.dataChanged.emit(self.index(row, 1), self.index(row, 2))
 
+    def reset(self, rows: list[tuple[str, str, str]]) -> None:
+        """Every row at once, (key, status, detail) each: one model reset and one sort by the
+        view's proxy, however many documents."""
+        self.beginResetModel()
+        self.entries = [DocumentEntry(key, status, detail) for key, status, detail in rows]
+        self.row_of = {e.key: i for i, e in enumerate(self.entries)}
+        self.endResetModel()
+
     def remove(self, key: str) -> None:
         row = self.row_of.get(key)
         if row is None:
@@ -130,6 +138,10 @@ class DocumentTable(QTreeView):
 
     def set_status(self, key: str, status: str, detail: str = "") -> None:
         self.documents.set_status(key, status, detail)
+
+    def set_all(self, rows: list[tuple[str, str, str]]) -> None:
+        """Replace the list with ``rows`` (key, status, detail), in one go."""
+        self.documents.reset(rows)
 
     def remove(self, key: str) -> None:
         self.documents.remove(key)

@@ -1,0 +1,387 @@
+"""A workstation's worth of documents: index throughput, file size, memory and retrieval latency
+as one collection grows to ~100,000 chunks (10k → 30k → 100k), in one resumable run.
+
+    .venv/bin/python benchmarks/bench_scale.py build   --work DIR [--profile naive] [--milestones 10000,30000,100000]
+    .venv/bin/python benchmarks/bench_scale.py measure --work DIR [--profile naive] [--label NAME] [--queries 120]
+    .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000]
+    .venv/bin/python benchmarks/bench_scale.py gui     --work DIR [--profile naive] [--milestone 100000]
+    .venv/bin/python benchmarks/bench_scale.py report  --work DIR
+
+The corpus is generated (``DIR/corpus/``, seeded): news-length documents (~2,700 tokens) made of
+the 40 MultiHop-RAG dev articles' sentences, their names and numbers replaced per document so
+no two chunks are alike, in batches of 250; the 40 real articles come first so that the dev
+questions can still find their evidence at every size. ``build`` indexes batch after batch until
+the collection holds each milestone's chunks, recording every batch's seconds per stage; at a
+milestone it copies the collection (``DIR/<profile>-<chunks>.k2db``). ``measure`` measures every
+copy with the code as it is now (``--label``), so a change to retrieval is compared on the same
+collections:
+
+* retrieval latency per method (semantic, keyword, hybrid, evidence: query embedding included),
+  median and p95 over ``--queries`` dev questions after 5 warm-up ones;
+* dense recall@10 against an exact search (numpy over every vector of the collection);
+* evidence Hits@10: the share of questions with an evidence article among the hybrid top 10;
+* removing one document, and re-indexing one changed document (on a copy);
+* peak RSS of the measuring process; the file's size.
+
+``answer`` asks one hybrid question with the default model in a fresh process and prints its
+peak RSS; ``gui`` opens the desktop app (offscreen) on a copy and times it until every document
+is listed. Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
+interrupted run resumes and a later session adds to it; ``report`` prints the growth tables.
+Figures are from one run on a shared machine: compare within a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+BENCH = ROOT.parent / "shared" / "bench" / "multihop-rag-dev"
+
+from k2desk.config import Settings  # noqa: E402
+from k2desk.engine import Engine  # noqa: E402
+
+BATCH_DOCS = 250
+SENTENCES_PER_DOC = 95  # ~2,700 MiniLM tokens: ~12 chunks of 256/20
+OUTLETS = ["The Harbour Ledger", "Northline Post", "Civic Wire", "Valley Courier", "Metro Review", "Tech Dispatch",
+           "Market Signal", "The Evening Standard-Bearer", "Coastal Times", "Science Brief"]
+SYLLABLES = ["ka", "lo", "ve", "tan", "mi", "ros", "el", "dar", "qui", "nor", "sa", "bel", "tor", "ani", "ur", "pe",
+             "gan", "sil", "ov", "mar", "len", "tho", "za", "rik", "fen", "mo", "hal", "ist", "ora", "wen"]
+METHODS = {"semantic": 1.0, "keyword": 0.0, "hybrid": 0.8, "evidence": None}
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- the corpus ---------------------------------------------------------------------------------
+def _name(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
+
+
+def generate(work: Path, docs: int, seed: int = 0) -> list[Path]:
+    """Batches of generated documents (jsonl), the 40 real articles first; made once."""
+    folder = work / "corpus"
+    done = folder / "complete"
+    if done.is_file():
+        return sorted(folder.glob("batch-*.jsonl"))
+    folder.mkdir(parents=True, exist_ok=True)
+    articles = [json.loads(line) for line in (BENCH / "corpus.jsonl").open(encoding="utf-8")]
+    sentences = [s.strip() for a in articles for s in re.split(r"(?<=[.!?])\s+", a["body"]) if len(s.split()) >= 6]
+    common = {w for a in articles for w in re.findall(r"\b[a-z]{2,}\b", a["body"])}  # "With" stays a word
+    rng = random.Random(seed)
+    records = [dict(a) for a in articles]
+    for i in range(docs - len(articles)):
+        names: dict[str, str] = {}
+
+        def swap(m: re.Match, names=names) -> str:
+            word = m.group(0)
+            if word.isdigit():
+                return str(rng.randint(1, 10 ** len(word)))
+            return word if word.lower() in common else names.setdefault(word, _name(rng))
+
+        body = " ".join(re.sub(r"\b(?:[A-Z][a-z]{2,}|\d+)\b", swap, rng.choice(sentences))
+                        for _ in range(SENTENCES_PER_DOC))
+        records.append({"title": f"{_name(rng)} {_name(rng)}: " + " ".join(body.split()[:8]),
+                        "source": rng.choice(OUTLETS), "published_at": f"2023-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                        "category": rng.choice(["business", "technology", "science", "politics"]),
+                        "url": f"https://example.invalid/generated/{seed}/{i}", "body": body})
+    paths = []
+    for b in range(0, len(records), BATCH_DOCS):
+        path = folder / f"batch-{b // BATCH_DOCS:03d}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records[b:b + BATCH_DOCS]), encoding="utf-8")
+        paths.append(path)
+    done.write_text(str(len(records)), encoding="utf-8")
+    return paths
+
+
+# -- results ------------------------------------------------------------------------------------
+class Results:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+    def get(self, *keys: str):
+        node = self.data
+        for k in keys:
+            if not isinstance(node, dict) or k not in node:
+                return None
+            node = node[k]
+        return node
+
+    def put(self, value, *keys: str) -> None:
+        node = self.data
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+        node[keys[-1]] = value
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1, sort_keys=True), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def settings_for(work: Path, profile: str) -> Settings:
+    return Settings(home=work / "home", threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive")
+
+
+def chunk_count(engine: Engine) -> int:
+    from k2desk.store.vectors import VectorIndex
+
+    return VectorIndex(engine.db, "chunks").count("text")
+
+
+def snapshot(engine: Engine, dest: Path) -> None:
+    engine.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    tmp = dest.with_suffix(".tmp")
+    shutil.copyfile(engine.db.path, tmp)
+    tmp.replace(dest)
+
+
+# -- build --------------------------------------------------------------------------------------
+def build(args: argparse.Namespace) -> None:
+    work: Path = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    results = Results(work / "results.json")
+    milestones = sorted(int(m) for m in args.milestones.split(","))
+    batches = generate(work, args.docs)
+    with Engine(settings_for(work, args.profile), args.profile) as engine:
+        _ = engine.embedder
+        for path in batches:
+            have = chunk_count(engine)
+            for m in milestones:
+                if have >= m and not (work / f"{args.profile}-{m}.k2db").is_file():
+                    snapshot(engine, work / f"{args.profile}-{m}.k2db")
+                    print(f"milestone {m}: {have} chunks", flush=True)
+            if have >= milestones[-1]:
+                break
+            if results.get(args.profile, "batches", path.name):
+                continue
+            report = engine.index([path])
+            row = {"docs": len(report.added) + len(report.resumed), "chunks": report.chunks, "seconds": round(report.seconds, 2),
+                   "stage_seconds": {k: round(v, 2) for k, v in report.stage_seconds.items()},
+                   "chunks_after": chunk_count(engine), "file_mb": round(file_mb(engine.db.path), 1), "rss_mb": round(rss_mb())}
+            results.put(row, args.profile, "batches", path.name)
+            print(f"{path.name}: {row['docs']} docs, {row['chunks']} chunks in {row['seconds']} s "
+                  f"({row['chunks'] / max(row['seconds'], 1e-9):.1f} chunks/s), {row['chunks_after']} in all, "
+                  f"{row['file_mb']} MB, RSS {row['rss_mb']} MB", flush=True)
+
+
+def file_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*")) / 2 ** 20
+
+
+# -- measure ------------------------------------------------------------------------------------
+def load_queries(n: int) -> list[dict]:
+    rows = [json.loads(line) for line in (BENCH / "queries.jsonl").open(encoding="utf-8")]
+    return [r for r in rows if r.get("evidence_list")][: n + 5]
+
+
+def exact_top(matrix: np.ndarray, ids: np.ndarray, q: np.ndarray, k: int) -> list[int]:
+    sims = matrix @ (q / (np.linalg.norm(q) + 1e-12))
+    top = np.argpartition(-sims, k)[:k]
+    return [int(ids[i]) for i in top[np.argsort(-sims[top])]]
+
+
+def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries: int, results: Results) -> dict:
+    from k2desk.methods.retrieval import Retriever
+
+    snap = work / f"{profile}-{milestone}.k2db"
+    home = work / "measure"
+    if home.exists():
+        shutil.rmtree(home)
+    (home / "collections").mkdir(parents=True)
+    shutil.copyfile(snap, home / "collections" / "m.k2db")
+    settings = Settings(home=home, threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive")
+    out: dict = {"file_mb": round(snap.stat().st_size / 2 ** 20, 1)}
+    with Engine(settings, "m") as engine:
+        out["chunks"] = chunk_count(engine)
+        out["documents"] = len(engine.documents())
+        retriever = Retriever(engine.db, engine.embedder, "text")
+        queries = load_queries(n_queries)
+        for q in queries[:5]:  # warm-up: the model's first runs, SQLite's page cache
+            retriever.search(q["query"], k=10, lam=0.8)
+        queries = queries[5:]
+        latency: dict[str, dict[str, float]] = {}
+        hybrid_top: list[list] = []
+        for name, lam in METHODS.items():
+            times = []
+            for q in queries:
+                t0 = time.perf_counter()
+                hits = retriever.evidence_search(q["query"], k=10) if lam is None else retriever.search(q["query"], k=10, lam=lam)
+                times.append((time.perf_counter() - t0) * 1000)
+                if name == "hybrid":
+                    hybrid_top.append([h.chunk.meta.get("url") for h in hits])
+            times.sort()
+            latency[name] = {"median_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1)}
+            print(f"  {profile} {milestone} [{label}] {name}: median {latency[name]['median_ms']} ms, p95 {latency[name]['p95_ms']} ms",
+                  flush=True)
+        out["latency"] = latency
+        out["evidence_hits@10"] = round(sum(any(u in {e["url"] for e in q["evidence_list"]} for u in top)
+                                            for q, top in zip(queries, hybrid_top)) / len(queries), 3)
+        out["dense_recall@10"] = dense_recall(engine, retriever, queries)
+        out["remove_one_s"], out["reindex_one_s"] = remove_and_reindex(engine, work)
+        out["rss_mb"] = round(rss_mb())
+    shutil.rmtree(home)
+    results.put(out, profile, str(milestone), label)
+    print(f"  {profile} {milestone} [{label}]: recall@10 {out['dense_recall@10']}, evidence hits@10 {out['evidence_hits@10']}, "
+          f"remove {out['remove_one_s']} s, re-index {out['reindex_one_s']} s, RSS {out['rss_mb']} MB", flush=True)
+    return out
+
+
+def dense_recall(engine: Engine, retriever, queries: list[dict]) -> float:
+    """Recall@10 of the store's dense search against an exact cosine over every vector."""
+    rows = engine.db.all("SELECT id, embedding FROM vec_chunks WHERE source = 'text'")
+    ids = np.array([r[0] for r in rows])
+    matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
+    found = []
+    for q in queries:
+        vec = engine.embedder.embed_one(q["query"])
+        exact = set(exact_top(matrix, ids, vec, 10))
+        got = {i for i, _ in retriever.vectors.search(vec, 10, "text")}
+        found.append(len(exact & got) / 10)
+    del matrix
+    return round(float(np.mean(found)), 4)
+
+
+def remove_and_reindex(engine: Engine, work: Path) -> tuple[float, float]:
+    """Seconds to remove one generated document (``docs remove``), and to index it again from
+    its own file, changed (one sentence added)."""
+    doc = next(d for d in engine.documents() if "/generated/" in str(d.meta.get("url", "")))
+    body = engine.document_text(doc.key) or ""
+    t0 = time.perf_counter()
+    assert engine.remove(doc.key) == [doc.key]
+    removed = time.perf_counter() - t0
+    src = work / "measure" / "changed.jsonl"
+    record = {"url": doc.meta.get("url"), "title": doc.title, "body": body + " One sentence that was not there before."}
+    src.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    t0 = time.perf_counter()
+    report = engine.index([src])
+    assert len(report.added) == 1 and not report.failed
+    return round(removed, 3), round(time.perf_counter() - t0, 2)
+
+
+def measure(args: argparse.Namespace) -> None:
+    results = Results(args.work / "results.json")
+    for snap in sorted(args.work.glob(f"{args.profile}-*.k2db"), key=lambda p: int(p.stem.split("-")[-1])):
+        m = int(snap.stem.split("-")[-1])
+        if args.milestone and m != args.milestone:
+            continue
+        measure_one(args.work, args.profile, m, args.label, args.queries, results)
+
+
+# -- answer -------------------------------------------------------------------------------------
+def answer(args: argparse.Namespace) -> None:
+    """One hybrid answer with the default model in a fresh process; its peak RSS."""
+    snap = args.work / f"{args.profile}-{args.milestone}.k2db"
+    code = (
+        "import json, resource, shutil, sys, tempfile\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from k2desk.config import Settings\nfrom k2desk.engine import Engine\n"
+        "home = Path(tempfile.mkdtemp()); (home / 'collections').mkdir()\n"
+        f"shutil.copyfile({str(snap)!r}, home / 'collections' / 'm.k2db')\n"
+        f"with Engine(Settings(home=home, threads=2, build_profile={args.profile!r}), 'm') as e:\n"
+        "    a = e.ask('Who is the individual facing a criminal trial on fraud and conspiracy charges?', method='hybrid')\n"
+        "print(json.dumps({'answer': a.answer, 'seconds': round(a.timings.get('total', 0), 1),"
+        " 'peak_rss_mb': round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))\n"
+        "shutil.rmtree(home)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+    row = json.loads(out)
+    Results(args.work / "results.json").put(row, args.profile, str(args.milestone), "answer")
+    print(json.dumps(row))
+
+
+# -- gui ----------------------------------------------------------------------------------------
+def gui(args: argparse.Namespace) -> None:
+    """Seconds from opening the main window on a copy of the collection to its full document list."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from k2desk.gui.main_window import MainWindow
+
+    snap = args.work / f"{args.profile}-{args.milestone}.k2db"
+    home = args.work / "gui"
+    if home.exists():
+        shutil.rmtree(home)
+    (home / "collections").mkdir(parents=True)
+    shutil.copyfile(snap, home / "collections" / "m.k2db")
+    app = QApplication.instance() or QApplication([])
+    t0 = time.perf_counter()
+    win = MainWindow(Settings(home=home, threads=2, build_profile=args.profile))
+    win.show()
+    app.processEvents()
+    seconds = time.perf_counter() - t0
+    table = win.index_panel.documents
+    row = {"documents_listed": table.proxy.rowCount(), "open_and_list_s": round(seconds, 2), "status": win.status.text()}
+    t0 = time.perf_counter()
+    table.sortByColumn(1, table.header().sortIndicatorOrder())
+    row["sort_s"] = round(time.perf_counter() - t0, 3)
+    win.close()
+    shutil.rmtree(home)
+    Results(args.work / "results.json").put(row, args.profile, str(args.milestone), "gui")
+    print(json.dumps(row))
+
+
+# -- report -------------------------------------------------------------------------------------
+def report(args: argparse.Namespace) -> None:
+    data = Results(args.work / "results.json").data
+    for profile, node in sorted(data.items()):
+        batches = node.get("batches", {})
+        print(f"\n## {profile}: index throughput by collection size")
+        print("| chunks before | batch | chunks/s | s per stage |")
+        print("|---:|---|---:|---|")
+        before = 0
+        for name, row in sorted(batches.items()):
+            stages = ", ".join(f"{k} {v}" for k, v in row["stage_seconds"].items())
+            print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
+            before = row["chunks_after"]
+        milestones = sorted((int(k) for k in node if k.isdigit()))
+        labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in ("answer", "gui")})
+        for label in labels:
+            print(f"\n## {profile} [{label}]: retrieval as the collection grows (median / p95 ms)")
+            print("| chunks | file MB | semantic | keyword | hybrid | evidence | dense recall@10 | evidence hits@10 "
+                  "| remove 1 doc s | re-index 1 doc s | RSS MB |")
+            print("|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|")
+            for m in milestones:
+                r = node[str(m)].get(label)
+                if not r:
+                    continue
+                lat = " | ".join(f"{r['latency'][k]['median_ms']} / {r['latency'][k]['p95_ms']}" for k in METHODS)
+                print(f"| {r['chunks']:,} | {r['file_mb']} | {lat} | {r['dense_recall@10']} | {r['evidence_hits@10']} | "
+                      f"{r['remove_one_s']} | {r['reindex_one_s']} | {r['rss_mb']} |")
+        for m in milestones:
+            for extra in ("answer", "gui"):
+                if extra in node[str(m)]:
+                    print(f"\n{profile} {m} {extra}: {node[str(m)][extra]}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("command", choices=("build", "measure", "answer", "gui", "report"))
+    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--profile", default="naive")
+    ap.add_argument("--milestones", default="10000,30000,100000")
+    ap.add_argument("--milestone", type=int, default=0)
+    ap.add_argument("--docs", type=int, default=9000)
+    ap.add_argument("--queries", type=int, default=120)
+    ap.add_argument("--label", default="now")
+    args = ap.parse_args()
+    {"build": build, "measure": measure, "answer": answer, "gui": gui, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The app on a collection of 8,000 documents (rows written through the store, no vectors: the
+list reads only documents and their stages): every document listed once and counted right.
+How long it takes is measured by benchmarks/bench_scale.py (``gui``), not asserted here."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from k2desk.engine import Engine  # noqa: E402
+
+pytestmark = pytest.mark.gui
+N = 8000
+
+
+def fill(settings, n: int = N) -> None:
+    with Engine(settings, "default") as engine, engine.db.transaction():
+        for i in range(n):
+            status = "failed" if i % 100 == 0 else "pending" if i % 4 == 0 else "done"
+            doc_id = engine.docs.upsert(f"/archive/{i // 1000:02d}/note-{i:05d}.txt", f"Note {i}", "txt", {}, f"h{i}",
+                                        f"text {i}", status=status, error="unreadable" if status == "failed" else None)
+            if status != "failed":
+                engine.docs.mark_stage(doc_id, "text", f"h{i}")
+
+
+def test_eight_thousand_documents_are_listed_and_counted(settings, indexed_window):
+    fill(settings)
+    win = indexed_window(settings)
+    try:
+        table = win.index_panel.documents
+        assert table.proxy.rowCount() == N and len(set(table.documents.row_of)) == N
+        assert table.counts() == {"done": 6000, "pending": 1920, "failed": 80}
+        assert table.searchable() == 7920
+        assert "8000 documents: 7920 searchable, 6000 fully indexed, 80 failed" in win.status.text()
+        table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
+        assert table.rows()[0][0] == "note-07999.txt" and table.rows()[-1][0] == "note-00000.txt"
+        assert table.status_of("/archive/00/note-00004.txt") == ("pending", "searchable")
+    finally:
+        win.close()
