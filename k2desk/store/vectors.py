@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from itertools import islice
 from typing import Iterable, Optional, Sequence
 
 import numpy as np
@@ -199,14 +200,18 @@ class Matrix:
             return {i: float(s) for (i, _), s in zip(rows, sims)}
 
 
-def _read(db: Database, sql: str, params: list) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """([ids], [unit rows]) of a query's (id, embedding) rows."""
-    found = db.all(sql, params)
-    if not found:
-        return [], []
-    ids = np.array([r[0] for r in found], dtype=np.int64)
-    rows = np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32).reshape(len(found), -1)
-    return [ids], [_unit(rows)]
+def _read(db: Database, sql: str, params: list, block: int = 8192) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """([ids], [unit rows]) of a query's (id, embedding) rows, converted ``block`` rows at a time
+    (never every row's bytes and floats at once)."""
+    ids: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    cursor = iter(db.execute(sql, params))
+    while True:
+        found = list(islice(cursor, block))
+        if not found:
+            return ids, rows
+        ids.append(np.array([r[0] for r in found], dtype=np.int64))
+        rows.append(_unit(np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32).reshape(len(found), -1)))
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
