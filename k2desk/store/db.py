@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -48,6 +49,7 @@ class Database:
             self.conn.execute("PRAGMA synchronous=NORMAL")
             if not readonly:
                 self._migrate()
+            self.uid = self.get_meta("uid") or ""
         except apsw.Error as exc:
             raise StoreError(f"cannot open collection {self.path}: {exc}") from exc
 
@@ -62,6 +64,9 @@ class Database:
             with self.conn:
                 self.conn.execute(sql)
                 self.conn.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, time.time()))
+        if self.get_meta("uid") is None:  # this collection's identity: in-process caches key on it, not on the path alone
+            with self.conn:
+                self.set_meta("uid", uuid.uuid4().hex)
 
     @property
     def schema_version(self) -> int:

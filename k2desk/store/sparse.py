@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 import apsw
+import numpy as np
 
 from k2desk.store.db import Database
 
@@ -42,11 +43,30 @@ KEEP_VOCABULARIES = 4  # in-process copies of index statistics kept
 
 @dataclass
 class Statistics:
-    """N and every term's document frequency, as of ``generation``."""
+    """N and every term's document frequency and idf, as of ``generation``."""
 
     generation: Optional[str] = None
     n: int = 0
     df: dict[str, int] = field(default_factory=dict)
+    idfs: dict[str, float] = field(default_factory=dict)  # every indexed term's
+
+    @classmethod
+    def of(cls, generation: str, n: int, df: dict[str, int]) -> "Statistics":
+        terms = list(df)
+        values = np.log((1 + n) / (1 + np.fromiter(df.values(), dtype=np.float64, count=len(df)))) + 1.0
+        return cls(generation, n, df, dict(zip(terms, values.tolist())))
+
+    def idf(self, term: str) -> float:
+        """ln((1 + N) / (1 + df)) + 1 (df 0 for a term the index does not hold)."""
+        value = self.idfs.get(term)
+        return value if value is not None else self.unseen
+
+    @property
+    def unseen(self) -> float:
+        return math.log(1 + self.n) + 1.0
+
+
+_DAMPED = [0.0] + [1 + math.log(n) for n in range(1, 256)]  # 1 + ln tf
 
 
 class SparseIndex:
@@ -76,14 +96,14 @@ class SparseIndex:
         """N and the document frequencies, read once per generation of the index (inside a write
         transaction, whose changes may roll back, read afresh and not kept)."""
         generation = self.db.get_meta(f"generation:{self.table}") or ""
-        key = (str(self.db.path.resolve()), self.table)
+        key = (str(self.db.path.resolve()), self.db.uid, self.table)
         shared = self.db.conn.getautocommit()
         with _lock:
             stats = _statistics.get(key)
             if shared and stats is not None and stats.generation == generation:
                 _statistics.move_to_end(key)
                 return stats
-        stats = Statistics(generation, self.size(), {t: int(d) for t, d in self.db.all(f"SELECT term, doc FROM {self.vocab}")})
+        stats = Statistics.of(generation, self.size(), {t: int(d) for t, d in self.db.all(f"SELECT term, doc FROM {self.vocab}")})
         if shared:
             with _lock:
                 _statistics[key] = stats
@@ -150,22 +170,24 @@ class SparseIndex:
         q_tf = Counter(self._flat(self.terms(query)))
         if not q_tf or not texts:
             return {i: 0.0 for i in texts}
-        c_tf = {i: Counter(self._flat(self.terms(t))) for i, t in texts.items()}
-        vocab = set(q_tf).union(*c_tf.values())
-        idf = self._idf(vocab)
-        q_vec = {t: (1 + math.log(n)) * idf[t] for t, n in q_tf.items()}
+        stats = self.statistics()
+        idf, unseen, damped = stats.idfs.get, stats.unseen, _DAMPED
+        q_vec = {t: (damped[n] if n < 256 else 1 + math.log(n)) * idf(t, unseen) for t, n in q_tf.items()}
         q_norm = math.sqrt(sum(w * w for w in q_vec.values()))
         out = {}
-        for i, tf in c_tf.items():
-            c_vec = {t: (1 + math.log(n)) * idf[t] for t, n in tf.items()}
-            c_norm = math.sqrt(sum(w * w for w in c_vec.values()))
-            dot = sum(w * c_vec.get(t, 0.0) for t, w in q_vec.items())
-            out[i] = dot / (q_norm * c_norm) if q_norm and c_norm else 0.0
+        for i, text in texts.items():  # the hot loop of keyword and hybrid search: plain dict lookups
+            norm2 = dot = 0.0
+            for t, n in Counter(self.terms(text)).items():  # porter/unicode61 never yields colocated tokens
+                w = (damped[n] if n < 256 else 1 + math.log(n)) * idf(t, unseen)
+                norm2 += w * w
+                if t in q_vec:
+                    dot += w * q_vec[t]
+            out[i] = dot / (q_norm * math.sqrt(norm2)) if q_norm and norm2 else 0.0
         return out
 
     def _idf(self, terms: set[str]) -> dict[str, float]:
-        stats = self.statistics()
-        return {t: math.log((1 + stats.n) / (1 + stats.df.get(t, 0))) + 1.0 for t in terms}
+        idf = self.statistics().idf
+        return {t: idf(t) for t in terms}
 
     @staticmethod
     def _flat(tokens: list) -> list[str]:
@@ -174,4 +196,4 @@ class SparseIndex:
 
 
 _lock = threading.Lock()
-_statistics: "OrderedDict[tuple[str, str], Statistics]" = OrderedDict()
+_statistics: "OrderedDict[tuple[str, str, str], Statistics]" = OrderedDict()

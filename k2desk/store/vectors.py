@@ -110,7 +110,7 @@ class VectorIndex:
         out: dict[int, float] = {}
         if self.db.conn.getautocommit():
             seq = self._seq()
-            for matrix in _loaded(self.db.path, self.table):
+            for matrix in _loaded(self.db, self.table):
                 if matrix.seq == seq:  # up to date: its rows are the stored vectors
                     out.update(matrix.similarities(query, [i for i in ids if i not in out]))
         rest = [int(i) for i in ids if i not in out]
@@ -125,7 +125,7 @@ class VectorIndex:
         return int(self.db.one("SELECT coalesce(max(seq), 0) FROM vector_log WHERE tbl = ?", (self.table,))[0])
 
     def _matrix(self, source: str) -> "Matrix":
-        key = (str(self.db.path.resolve()), self.table, source)
+        key = (str(self.db.path.resolve()), self.db.uid, self.table, source)
         with _lock:
             matrix = _matrices.pop(key, None) or Matrix()
             _matrices[key] = matrix  # most recently used last
@@ -220,11 +220,11 @@ def _unit(x: np.ndarray) -> np.ndarray:
 
 
 _lock = threading.Lock()
-_matrices: "OrderedDict[tuple[str, str, str], Matrix]" = OrderedDict()
+_matrices: "OrderedDict[tuple[str, str, str, str], Matrix]" = OrderedDict()
 
 
-def _loaded(path, table: str) -> list[Matrix]:
-    """The in-process copies of ``table`` in the collection at ``path`` (any source)."""
-    prefix = str(path.resolve())
+def _loaded(db: Database, table: str) -> list[Matrix]:
+    """The in-process copies of ``table`` of the collection ``db`` (any source)."""
+    where = (str(db.path.resolve()), db.uid)
     with _lock:
-        return [m for (p, t, _), m in _matrices.items() if p == prefix and t == table]
+        return [m for (p, u, t, _), m in _matrices.items() if (p, u) == where and t == table]

@@ -30,7 +30,7 @@ def test_eight_thousand_documents_are_listed_and_counted(settings, indexed_windo
     win = indexed_window(settings)
     try:
         table = win.index_panel.documents
-        assert table.proxy.rowCount() == N and len(set(table.documents.row_of)) == N
+        assert table.documents.rowCount() == N and len(set(table.documents.row_of)) == N
         assert table.counts() == {"done": 6000, "pending": 1920, "failed": 80}
         assert table.searchable() == 7920
         assert "8000 documents: 7920 searchable, 6000 fully indexed, 80 failed" in win.status.text()

@@ -74,3 +74,17 @@ def test_match_phrases_are_stems_which_fts5_stems_again(sparse):
     assert sparse.terms("accused") == ["accus"] and sparse.bm25("accused lighthouse") == []
     assert [i for i, _ in sparse.bm25("accused keeper")] == [4]
     assert [i for i, _ in sparse.bm25("apples")] in ([1, 2], [2, 1])
+
+
+def test_a_collection_made_again_at_the_same_path_gets_its_own_statistics(tmp_path):
+    path = tmp_path / "c.k2db"
+    old = SparseIndex(Database(path), "text")
+    old.add([1], ["harbour lamp"])
+    assert old.statistics().df == {"harbour": 1, "lamp": 1}
+    old.db.close()
+    for leftover in tmp_path.glob("c.k2db*"):
+        leftover.unlink()
+    new = SparseIndex(Database(path), "text")
+    new.db.execute("DELETE FROM meta WHERE key LIKE 'generation:%'")  # as a collection built before the token
+    new.db.execute("INSERT INTO sparse_text(rowid, text) VALUES (1, 'orchard')")
+    assert new.statistics().df == {"orchard": 1}

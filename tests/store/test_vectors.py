@@ -105,3 +105,20 @@ def test_a_copy_behind_the_trimmed_log_reads_its_table_again(tmp_path, monkeypat
     assert writer.db.one("SELECT count(*) FROM vector_log")[0] <= 11
     found = reader.search(random_units(rng, 1)[0], 100, "text")
     assert sorted(i for i, _ in found) == list(range(2, 40))
+
+
+def test_a_collection_made_again_at_the_same_path_is_not_served_the_old_vectors(tmp_path):
+    rng = np.random.default_rng(4)
+    path = tmp_path / "c.k2db"
+    old = VectorIndex(Database(path), "chunks")
+    old.ensure(16, "toy")
+    old.add([1, 2, 3], random_units(rng, 3), "text")
+    assert len(old.search(random_units(rng, 1)[0], 10, "text")) == 3
+    old.db.close()
+    for leftover in tmp_path.glob("c.k2db*"):
+        leftover.unlink()
+    new = VectorIndex(Database(path), "chunks")  # the same name, a new collection: the same log position
+    new.ensure(16, "toy")
+    vectors = random_units(rng, 3)
+    new.add([1, 2, 3], vectors, "text")
+    assert new.search(vectors[2], 1, "text") == [(3, pytest.approx(1.0, abs=1e-5))]
