@@ -149,6 +149,15 @@ def snapshot(engine: Engine, dest: Path) -> None:
     tmp.replace(dest)
 
 
+def copy_to_home(snap: Path, home: Path) -> Path:
+    """A fresh k2desk home at ``home`` holding a copy of ``snap`` as its collection "m"."""
+    if home.exists():
+        shutil.rmtree(home)
+    (home / "collections").mkdir(parents=True)
+    shutil.copyfile(snap, home / "collections" / "m.k2db")
+    return home
+
+
 # -- build --------------------------------------------------------------------------------------
 def build(args: argparse.Namespace) -> None:
     work: Path = args.work
@@ -198,11 +207,7 @@ def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries:
     from k2desk.methods.retrieval import Retriever
 
     snap = work / f"{profile}-{milestone}.k2db"
-    home = work / f"measure-{profile}-{milestone}"  # a path per copy: copies of one collection share its identity
-    if home.exists():
-        shutil.rmtree(home)
-    (home / "collections").mkdir(parents=True)
-    shutil.copyfile(snap, home / "collections" / "m.k2db")
+    home = copy_to_home(snap, work / f"measure-{profile}-{milestone}")  # a path per copy: copies share an identity
     settings = Settings(home=home, threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive")
     out: dict = {"file_mb": round(snap.stat().st_size / 2 ** 20, 1)}
     with Engine(settings, "m") as engine:
@@ -317,12 +322,7 @@ def gui(args: argparse.Namespace) -> None:
 
     from k2desk.gui.main_window import MainWindow
 
-    snap = args.work / f"{args.profile}-{args.milestone}.k2db"
-    home = args.work / "gui"
-    if home.exists():
-        shutil.rmtree(home)
-    (home / "collections").mkdir(parents=True)
-    shutil.copyfile(snap, home / "collections" / "m.k2db")
+    home = copy_to_home(args.work / f"{args.profile}-{args.milestone}.k2db", args.work / "gui")
     app = QApplication.instance() or QApplication([])
     t0 = time.perf_counter()
     win = MainWindow(Settings(home=home, threads=2, build_profile=args.profile))

@@ -111,14 +111,12 @@ class GraphStage:
         """Give every relation its triple hypernode: a collection whose graph was built before
         hypernodes existed gets them here, at its next index run, never while a question is
         asked (Chain of Explorations only reads them)."""
-        hyper = Hypernodes(self.db)
-        missing = hyper.missing(self.source)
+        missing = Hypernodes(self.db).missing(self.source)  # one query; the embedder loads only when needed
         if not missing:
             return
         progress("hypernodes", 0, missing)
-        hyper.embedder = self._embedder()
         with self.db.transaction():
-            hyper.sync(self.source, cancel=cancel)
+            Hypernodes(self.db, self._embedder()).sync(self.source, cancel=cancel)
         progress("hypernodes", missing, missing)
 
     def store(self, doc_id: int, chunk_ids: list[int], extractions: list[Extraction]) -> tuple[set[int], set[int]]:

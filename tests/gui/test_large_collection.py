@@ -39,3 +39,18 @@ def test_eight_thousand_documents_are_listed_and_counted(settings, indexed_windo
         assert table.status_of("/archive/00/note-00004.txt") == ("pending", "searchable")
     finally:
         win.close()
+
+
+def test_a_document_arriving_while_sorted_takes_its_place(qtbot):
+    from k2desk.gui.widgets.documents import DocumentModel
+
+    model = DocumentModel()
+    names = [f"/docs/{w}.txt" for w in ("kestrel", "Alder", "maple", "birch", "Juniper", "cedar")]
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        model.clear()
+        model.sort(0, order)
+        for key in names + ["/docs/maple.txt"]:  # the last one updates a row in place
+            model.set_status(key, "pending", "waiting")
+        shown = [e.key for e in model.entries]
+        assert shown == sorted(set(names), key=str.casefold, reverse=order == Qt.SortOrder.DescendingOrder)
+        assert all(model.row_of[k] == i for i, k in enumerate(shown))

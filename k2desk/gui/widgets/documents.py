@@ -93,10 +93,19 @@ class DocumentModel(QAbstractTableModel):
         self.layoutChanged.emit()
 
     def _position(self, entry: DocumentEntry) -> int:
-        """Where ``entry`` goes in the current order."""
+        """Where ``entry`` goes in the current order, after its equals: a binary search (a row
+        arrives per document while a folder indexes; a scan computed every row's key each time)."""
         new = self.sort_key(entry, self.sort_column)
-        after = (lambda k: k > new) if self.sort_order == Qt.SortOrder.AscendingOrder else (lambda k: k < new)
-        return next((i for i, e in enumerate(self.entries) if after(self.sort_key(e, self.sort_column))), len(self.entries))
+        descending = self.sort_order == Qt.SortOrder.DescendingOrder
+        lo, hi = 0, len(self.entries)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            key = self.sort_key(self.entries[mid], self.sort_column)
+            if (key >= new) if descending else (key <= new):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     # -- updates -----------------------------------------------------------------------
     def set_status(self, key: str, status: str, detail: str = "") -> None:
