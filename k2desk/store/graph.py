@@ -91,6 +91,14 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
+def _phrase(key: str, prefix: bool = False) -> str:
+    """The FTS5 query for a normalized name's words in this order (each a word's start with
+    ``prefix``); a key's words are letters and digits only, so quoting them is safe."""
+    if prefix:
+        return " + ".join(f'"{word}"*' for word in key.split())
+    return f'"{key}"'
+
+
 class GraphStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -254,9 +262,9 @@ class GraphStore:
         key = normalize_name(phrase)
         if not key:
             return []
-        like = "% " + key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + " %"
-        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entities e WHERE e.source = ? AND ' ' || e.name || ' ' LIKE ? ESCAPE '\\' "
-                           "ORDER BY 7 DESC, e.id LIMIT ?", (source, like, limit))
+        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entity_names n JOIN entities e ON e.id = n.rowid "
+                           "WHERE entity_names MATCH ? AND e.source = ? ORDER BY 7 DESC, e.id LIMIT ?",
+                           (_phrase(key), source, limit))
         return [Entity(*r) for r in rows]
 
     def relations(self, ids: Iterable[int]) -> dict[int, Relation]:
@@ -378,18 +386,19 @@ class GraphSource:
         return [r[0] for r in self.db.all("SELECT source FROM entities GROUP BY source ORDER BY count(*) DESC")]
 
     def find(self, text: str, source: str, limit: int = 10) -> list[int]:
-        text = text.strip().lower()
-        if not text:
+        """The entity named ``text``, else those whose name has words starting with what was
+        typed, in its order ("harw poi" finds "harwick point lighthouse"), most related first."""
+        key = normalize_name(text)
+        if not key:
             return []
-        exact = self.db.all("SELECT id FROM entities WHERE source = ? AND (lower(name) = ? OR lower(display) = ?)",
-                            (source, text, text))
+        exact = self.db.all("SELECT id FROM entities WHERE source = ? AND name = ?", (source, key))
         if exact:
             return [r[0] for r in exact]
-        like = f"%{text}%"
         return [r[0] for r in self.db.all(
-            "SELECT e.id FROM entities e LEFT JOIN relations r ON r.src_id = e.id OR r.dst_id = e.id "
-            "WHERE e.source = ? AND (lower(e.name) LIKE ? OR lower(e.display) LIKE ?) GROUP BY e.id "
-            "ORDER BY count(r.id) DESC LIMIT ?", (source, like, like, limit))]
+            "SELECT e.id FROM entity_names n JOIN entities e ON e.id = n.rowid WHERE entity_names MATCH ? AND e.source = ? "
+            "ORDER BY (SELECT count(*) FROM relations r WHERE r.src_id = e.id) "
+            "+ (SELECT count(*) FROM relations r WHERE r.dst_id = e.id) DESC, e.id LIMIT ?",
+            (_phrase(key, prefix=True), source, limit))]
 
     def neighbourhood(self, seeds: Iterable[int], hops: int = 1, limit: int = MAX_NODES) -> "nx.Graph":
         """Seeds plus their neighbours up to ``hops`` away (strongest relations first), at most ``limit`` nodes."""

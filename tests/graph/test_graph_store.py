@@ -7,7 +7,7 @@ import pytest
 
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
-from k2desk.store.graph import DESCRIPTION_LIMIT, GraphStore, majority_type, merge_descriptions, merge_keywords, normalize_name
+from k2desk.store.graph import DESCRIPTION_LIMIT, GraphSource, GraphStore, majority_type, merge_descriptions, merge_keywords, normalize_name
 from k2desk.store.vectors import VectorIndex
 from k2desk.text.chunking import Chunk
 
@@ -163,3 +163,30 @@ def test_networkx_and_graphml_export(db, tmp_path):
     assert back.number_of_nodes() == 2 and back.number_of_edges() == 1
     assert {d["display"] for _, d in back.nodes(data=True)} == {"Mirela Varga", "Harwick Point Lighthouse"}
     assert g.to_networkx("summary").number_of_nodes() == 0
+
+
+def test_names_are_found_by_word_through_the_index_which_follows_every_write(db):
+    g = GraphStore(db)
+    source = GraphSource(db)
+    d1, (a,) = add_doc(db, "a", 1)
+    d2, (b, b2) = add_doc(db, "b", 2)
+    with db.transaction():
+        g.upsert_entity("text", "Harwick Point Lighthouse", None, "location", "", a, d1)
+        for chunk, doc in ((a, d1), (b, d2), (b2, d2)):  # the most mentioned: first
+            g.upsert_entity("text", "Harwick Point", None, "location", "", chunk, doc)
+        g.upsert_entity("text", "Point Harwick Road", None, "location", "", b, d2)
+        g.upsert_entity("text", "Harwickshire", None, "location", "", b, d2)
+        g.upsert_relation("text", "Harwick Point Lighthouse", "Harwickshire", "", "", 5, b, d2)
+        g.upsert_relation("text", "Harwick Point Lighthouse", "Harwick Point", "", "", 5, b, d2)
+    # whole words, in their order: not 'point harwick road', not 'harwickshire'
+    assert [e.name for e in g.containing("text", "Harwick Point")] == ["harwick point", "harwick point lighthouse"]
+    assert [e.name for e in g.containing("text", "the Lighthouse!")] == ["harwick point lighthouse"]
+    assert g.containing("text", "wick") == [] and g.containing("summary", "harwick") == []
+    names = {i: g.entity(i).name for i in source.find("harw", "text")}  # what was typed: word starts, most related first
+    assert list(names.values())[0] == "harwick point lighthouse" and len(names) == 4
+    assert [g.entity(i).name for i in source.find("harw poi", "text")] == ["harwick point lighthouse", "harwick point"]
+    assert [g.entity(i).name for i in source.find("Harwick Point", "text")] == ["harwick point"]  # the name itself
+    with db.transaction():
+        g.remove_document(d2)  # 'harwickshire' and 'point harwick road' were only mentioned there
+    assert g.containing("text", "harwickshire") == [] and len(source.find("harw", "text")) == 2
+    assert db.one("SELECT count(*) FROM entity_names WHERE entity_names MATCH 'road'")[0] == 0

@@ -62,8 +62,10 @@ def test_every_column_is_named_where_its_table_is(tmp_path):
     would have to carry (entities.profile and relations.profile were created and never used)."""
     modules = store_strings()
     db = Database(tmp_path / "c.k2db")
+    virtual = [r[0] for r in db.all("SELECT name FROM sqlite_master WHERE sql LIKE 'CREATE VIRTUAL%'")]
     tables = [r[0] for r in db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
-                                   "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'sparse_%' AND name NOT LIKE 'vec_%'")]
+                                   "AND name NOT LIKE 'sqlite_%'")
+              if not any(r[0].startswith(v + "_") for v in virtual)]  # a virtual table's own shadow tables
     assert {"documents", "chunks", "entities", "relations", "hypernodes", "history"} <= set(tables)
     unused = []
     for table in tables:
@@ -88,3 +90,19 @@ def test_a_version_4_collection_loses_the_unused_columns_and_nothing_else(tmp_pa
     assert db.all("SELECT name, display, type, description FROM entities") == [("a", "A", "org", "d")]
     assert "profile" not in {c[1] for c in db.all("PRAGMA table_info(entities)")}
     assert "profile" not in {c[1] for c in db.all("PRAGMA table_info(relations)")}
+
+
+def test_a_version_6_collection_gets_its_entity_names_indexed(tmp_path, monkeypatch):
+    import k2desk.store.db as dbmod
+    from k2desk.store.graph import GraphStore
+
+    path = tmp_path / "old.k2db"
+    every = migrations()
+    monkeypatch.setattr(dbmod, "migrations", lambda: [m for m in every if m[0] <= 6])
+    old = Database(path)
+    old.execute("INSERT INTO entities(source, name, display) VALUES ('text', 'harwick point lighthouse', 'Harwick Point Lighthouse')")
+    old.close()
+    monkeypatch.setattr(dbmod, "migrations", lambda: every)
+    db = Database(path)
+    assert db.schema_version == every[-1][0] >= 7
+    assert [e.display for e in GraphStore(db).containing("text", "point lighthouse")] == ["Harwick Point Lighthouse"]
