@@ -47,9 +47,9 @@ def _lazy(module: str, cls: str, **kwargs: Any) -> Callable[[MethodContext], Met
     return make
 
 
-def _naive(name: str) -> Callable[[MethodContext], Method]:
+def _naive(name: str, paper: bool = False) -> Callable[[MethodContext], Method]:
     def make(ctx: MethodContext) -> Method:
-        return import_module("k2desk.methods.naive").NaiveMethod(name, ctx)
+        return import_module("k2desk.methods.naive").NaiveMethod(name, ctx, paper=paper)
     return make
 
 
@@ -62,10 +62,16 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
                "K²RAG's five steps, adapted where a small model needs help; every answer read by the reader"),
     MethodSpec("k2rag-paper", _lazy("k2rag", "K2RAGMethod", paper=True), (SUMMARIES, SUMMARY_GRAPH),
                "K²RAG exactly as published"),
-    MethodSpec("semantic", _naive("semantic"), (TEXT,), "dense retrieval over the raw text (λ = 1), one answer"),
-    MethodSpec("keyword", _naive("keyword"), (TEXT,), "BM25 / TF-IDF retrieval over the raw text (λ = 0), one answer"),
-    MethodSpec("hybrid", _naive("hybrid"), (TEXT,), "dense and sparse mixed (λ = 0.8), one answer"),
+    MethodSpec("semantic", _naive("semantic"), (TEXT,), "dense retrieval over the raw text (λ = 1), read by the reader"),
+    MethodSpec("keyword", _naive("keyword"), (TEXT,), "BM25 / TF-IDF retrieval over the raw text (λ = 0), read by the reader"),
+    MethodSpec("hybrid", _naive("hybrid"), (TEXT,), "dense and sparse mixed (λ = 0.8), read by the reader"),
     MethodSpec("evidence", _naive("evidence"), (TEXT,), "BM25 passages, one per article, read by the reader"),
+    MethodSpec("semantic-paper", _naive("semantic-paper", paper=True), (TEXT,),
+               "the paper's semantic baseline exactly: its prompt over 10 whole chunks"),
+    MethodSpec("keyword-paper", _naive("keyword-paper", paper=True), (TEXT,),
+               "the paper's keyword baseline exactly: its prompt over 10 whole chunks"),
+    MethodSpec("hybrid-paper", _naive("hybrid-paper", paper=True), (TEXT,),
+               "the paper's hybrid baseline exactly: its prompt over 10 whole chunks"),
     MethodSpec("kg", _kg, (GRAPH,), "knowledge-graph retrieval only"),
     MethodSpec("lightrag-local", _lazy("lightrag", "LightRAGMethod", mode="local"), (GRAPH,),
                "LightRAG, low-level keywords: entities and their neighbours"),

@@ -19,7 +19,7 @@ from k2desk.store.vectors import VectorIndex
 from k2desk.text.headers import chunk_header  # noqa: F401 (re-exported for the methods)
 from k2desk.types import Source
 
-OUTLET_POOL = 400  # BM25 candidates filtered down to one publisher's passages
+OUTLET_POOL = 400  # candidates (each side) filtered down to one publisher's passages
 
 
 @dataclass
@@ -43,8 +43,10 @@ class Retriever:
         self.vectors = VectorIndex(db, "chunks")
         self.sparse = SparseIndex(db, source)
 
-    def search(self, query: str, k: int = 10, lam: float = 0.8, pool: Optional[int] = None) -> list[Hit]:
-        pool = pool or max(50, 5 * k)
+    def search(self, query: str, k: int = 10, lam: float = 0.8, pool: Optional[int] = None, outlet: str = "") -> list[Hit]:
+        """The top ``k`` by the λ mix; with ``outlet``, only passages of that publisher's
+        documents (``meta.source``), ranked from a larger pool."""
+        pool = pool or (max(50, 5 * k) if not outlet else OUTLET_POOL)
         dense: dict[int, float] = {}
         sparse_ids: list[int] = []
         qvec = None
@@ -54,12 +56,15 @@ class Retriever:
         if lam < 1:
             sparse_ids = self.sparse.candidates(query, pool)
         ids = list(dict.fromkeys([*dense, *sparse_ids]))
+        chunks = self.docs.chunks(ids)
+        if outlet:
+            chunks = {i: c for i, c in chunks.items() if c.meta.get("source") == outlet}
+            ids = [i for i in ids if i in chunks]
         if not ids:
             return []
         if qvec is not None:
             missing = [i for i in ids if i not in dense]
             dense.update(self.vectors.similarities(qvec, missing))
-        chunks = self.docs.chunks(ids)
         sparse: dict[int, float] = {}
         if lam < 1:
             sparse = self.sparse.cosine(query, {i: index_text(c) for i, c in chunks.items()})

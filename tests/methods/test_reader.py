@@ -45,10 +45,11 @@ def test_a_question_about_an_outlet_the_collection_lacks_is_declined_without_the
     assert llm.total.calls == calls and out.llm.calls == 0
 
 
-def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articles(engine):
+@pytest.mark.parametrize("method", ["evidence", "hybrid", "semantic"])
+def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articles(engine, method):
     question = ("Does the Valley Post article report that the tunnel drill stopped after water entered the shaft, "
                 "while the Harbour Ledger article says the council approved a budget overrun?")
-    out = engine.ask(question, method="evidence")
+    out = engine.ask(question, method=method)
     assert out.answer in ("Yes.", "No.")
     checks = out.trace["reader"]["claims"]
     assert [c["outlets"] for c in checks] == [["Valley Post"], ["Harbour Ledger"]]
@@ -60,7 +61,7 @@ def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articl
     support = sum(c["score"] for c in checks) / len(checks)
     assert out.trace["reader"]["support"] == pytest.approx(support, abs=1e-3)
     assert (out.answer == "Yes.") == (support > CLAIM_MARGIN)
-    llm = engine.method("evidence").ctx.llm
+    llm = engine.method(method).ctx.llm
     for part in out.trace["context"].split("\n\n"):
         assert llm.count_tokens(part) <= CLAIM_BUDGET + 40  # each claim's evidence (its header besides)
 
@@ -74,3 +75,13 @@ def test_an_open_question_gets_one_short_line_from_the_best_sentences(engine):
     assert "Site manager Ilse Damaschke" in context and "brass band" not in context
     assert out.trace["reader"]["evidence_tokens"] <= READ_BUDGET
     assert out.sources and out.sources[0].title == "Brennwald tunnel drill stops"
+
+
+def test_the_papers_flow_reads_whole_chunks_where_the_reader_reads_the_best_sentences(engine):
+    question = "Who is the site manager of the Brennwald tunnel?"
+    read, paper = engine.ask(question, method="hybrid"), engine.ask(question, method="hybrid-paper")
+    assert [s.chunk_id for s in read.sources] == [s.chunk_id for s in paper.sources]  # the same ranking (λ = 0.8)
+    assert read.trace["retrieval"]["lambda"] == paper.trace["retrieval"]["lambda"] == 0.8
+    assert read.trace["reader"]["form"] == "open" and "reader" not in paper.trace
+    assert "brass band" in paper.trace["context"] and "brass band" not in read.trace["context"]
+    assert read.llm.prompt_tokens < paper.llm.prompt_tokens and read.llm.calls == paper.llm.calls == 1

@@ -22,7 +22,7 @@ def engine(tmp_path, models_dir, folder):
 
 
 def test_every_name_in_the_table_makes_its_method(engine):
-    assert METHOD_NAMES[0] == "k2rag" and len(set(METHOD_NAMES)) == len(METHOD_NAMES) == 12
+    assert METHOD_NAMES[0] == "k2rag" and len(set(METHOD_NAMES)) == len(METHOD_NAMES) == 15
     for name in METHOD_NAMES:
         method = engine.method(name)
         assert method.name == name, (name, type(method).__name__)
@@ -62,7 +62,7 @@ def test_a_raw_text_method_on_a_summary_only_collection_says_so(tmp_path, models
                         build_profile="summary", graph_extractor="fast", summarizer="extractive")
     with Engine(settings, "summaries") as engine:
         engine.index([folder])
-        for name in ("semantic", "keyword", "hybrid", "evidence"):  # they answered from an empty context
+        for name in ("semantic", "keyword", "hybrid", "evidence", "hybrid-paper"):  # they answered from an empty context
             with pytest.raises(UsageError, match="reads the raw-text index, which collection 'summaries' does not have"):
                 engine.ask("Who keeps the Harwick Point lighthouse?", method=name)
         assert engine.method("k2rag-paper").name == "k2rag-paper"
