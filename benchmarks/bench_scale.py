@@ -3,7 +3,7 @@ as one collection grows to ~100,000 chunks (10k → 30k → 100k), in one resuma
 
     .venv/bin/python benchmarks/bench_scale.py build   --work DIR [--profile naive] [--milestones 10000,30000,100000]
     .venv/bin/python benchmarks/bench_scale.py measure --work DIR [--profile naive] [--label NAME] [--queries 120]
-    .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000]
+    .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR [--profile naive] [--milestone 100000]
     .venv/bin/python benchmarks/bench_scale.py report  --work DIR
 
@@ -17,7 +17,8 @@ copy with the code as it is now (``--label``), so a change to retrieval is compa
 collections:
 
 * retrieval latency per method (semantic, keyword, hybrid, evidence: query embedding included),
-  median and p95 over ``--queries`` dev questions after 5 warm-up ones;
+  median and p95 over ``--queries`` dev questions after 5 warm-up ones; on a collection with a
+  graph also K²RAG's knowledge-graph search (no LLM) and the Graph tab's search + neighbourhood;
 * dense recall@10 against an exact search (numpy over every vector of the collection);
 * evidence Hits@10: the share of questions with an evidence article among the hybrid top 10;
 * removing one document, and re-indexing one changed document (on a copy);
@@ -235,6 +236,9 @@ def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries:
             latency[name] = {"median_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1)}
             print(f"  {profile} {milestone} [{label}] {name}: median {latency[name]['median_ms']} ms, p95 {latency[name]['p95_ms']} ms",
                   flush=True)
+        graph = graph_latency(engine, queries, profile, milestone, label)
+        if graph:
+            latency.update(graph)
         out["latency"] = latency
         out["evidence_hits@10"] = round(sum(any(u in {e["url"] for e in q["evidence_list"]} for u in top)
                                             for q, top in zip(queries, hybrid_top)) / len(queries), 3)
@@ -245,6 +249,37 @@ def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries:
     results.put(out, profile, str(milestone), label)
     print(f"  {profile} {milestone} [{label}]: recall@10 {out['dense_recall@10']}, evidence hits@10 {out['evidence_hits@10']}, "
           f"remove {out['remove_one_s']} s, re-index {out['reindex_one_s']} s, RSS {out['rss_mb']} MB", flush=True)
+    return out
+
+
+def graph_latency(engine: Engine, queries: list[dict], profile: str, milestone: int, label: str) -> dict:
+    """K²RAG's knowledge-graph search (step A without its LLM summary: names, partial names,
+    entity and relation vectors, neighbours) and the Graph tab's search with its neighbourhood,
+    on a collection that has a graph; {} on one that has none."""
+    from k2desk.graph.query import KGSearcher, question_keywords
+    from k2desk.methods.context import graph_source
+    from k2desk.methods.k2rag import KG_BUDGET_TOKENS
+    from k2desk.store.graph import GraphSource, GraphStore
+
+    source = graph_source(engine.db)
+    if not GraphStore(engine.db).has_entities(source):
+        return {}
+    searcher, tab = KGSearcher(engine.db, engine.embedder), GraphSource(engine.db)
+    runs = {
+        "kg search": lambda q: searcher.search(q, source, budget_tokens=KG_BUDGET_TOKENS),
+        "graph tab": lambda q: [tab.neighbourhood(tab.find(w, source)[:1]) for w in question_keywords(q)[:3]],
+    }
+    out = {}
+    for name, run in runs.items():
+        times = []
+        for q in queries:
+            t0 = time.perf_counter()
+            run(q["query"])
+            times.append((time.perf_counter() - t0) * 1000)
+        times.sort()
+        out[name] = {"median_ms": round(statistics.median(times), 1), "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1)}
+        print(f"  {profile} {milestone} [{label}] {name}: median {out[name]['median_ms']} ms, p95 {out[name]['p95_ms']} ms",
+              flush=True)
     return out
 
 
@@ -292,7 +327,8 @@ def measure(args: argparse.Namespace) -> None:
 
 # -- answer -------------------------------------------------------------------------------------
 def answer(args: argparse.Namespace) -> None:
-    """One hybrid answer with the default model in a fresh process; its peak RSS."""
+    """One answer (``--method``: hybrid, or k2rag, which reads every vector kind of the
+    collection) with the default model in a fresh process; its peak RSS."""
     snap = args.work / f"{args.profile}-{args.milestone}.k2db"
     code = (
         "import json, resource, shutil, sys, tempfile\n"
@@ -302,13 +338,14 @@ def answer(args: argparse.Namespace) -> None:
         "home = Path(tempfile.mkdtemp()); (home / 'collections').mkdir()\n"
         f"shutil.copyfile({str(snap)!r}, home / 'collections' / 'm.k2db')\n"
         f"with Engine(Settings(home=home, threads=2, build_profile={args.profile!r}), 'm') as e:\n"
-        "    a = e.ask('Who is the individual facing a criminal trial on fraud and conspiracy charges?', method='hybrid')\n"
+        f"    a = e.ask('Who is the individual facing a criminal trial on fraud and conspiracy charges?', method={args.method!r})\n"
         "print(json.dumps({'answer': a.answer, 'seconds': round(a.timings.get('total', 0), 1),"
         " 'peak_rss_mb': round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))\n"
         "shutil.rmtree(home)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
     row = json.loads(out)
-    Results(args.work / "results.json").put(row, args.profile, str(args.milestone), "answer")
+    Results(args.work / "results.json").put(row, args.profile, str(args.milestone),
+                                            "answer" if args.method == "hybrid" else f"answer {args.method}")
     print(json.dumps(row))
 
 
@@ -354,22 +391,23 @@ def report(args: argparse.Namespace) -> None:
             print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
             before = row["chunks_after"]
         milestones = sorted((int(k) for k in node if k.isdigit()))
-        labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in ("answer", "gui")})
+        extras = ("answer", "answer k2rag", "gui")
+        labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in extras})
         for label in labels:
+            rows = [node[str(m)][label] for m in milestones if node[str(m)].get(label)]
+            kinds = list(dict.fromkeys(k for r in rows for k in r["latency"]))  # the graph's, where there is one
             print(f"\n## {profile} [{label}]: retrieval as the collection grows (median / p95 ms)")
-            print("| chunks | file MB | semantic | keyword | hybrid | evidence | first hybrid ms | dense recall@10 "
+            print(f"| chunks | file MB | {' | '.join(kinds)} | first hybrid ms | dense recall@10 "
                   "| evidence hits@10 | remove 1 doc s | re-index 1 doc s | RSS MB |")
-            print("|---:|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|")
-            for m in milestones:
-                r = node[str(m)].get(label)
-                if not r:
-                    continue
-                lat = " | ".join(f"{r['latency'][k]['median_ms']} / {r['latency'][k]['p95_ms']}" for k in METHODS)
+            print("|---:|---:|" + "---|" * len(kinds) + "---:|---:|---:|---:|---:|---:|")
+            for r in rows:
+                lat = " | ".join(f"{r['latency'][k]['median_ms']} / {r['latency'][k]['p95_ms']}" if k in r["latency"] else ""
+                                 for k in kinds)
                 print(f"| {r['chunks']:,} | {r['file_mb']} | {lat} | {r.get('first_hybrid_ms', '')} | {r['dense_recall@10']} | "
                       f"{r['evidence_hits@10']} | "
                       f"{r['remove_one_s']} | {r['reindex_one_s']} | {r['rss_mb']} |")
         for m in milestones:
-            for extra in ("answer", "gui"):
+            for extra in extras:
                 if extra in node[str(m)]:
                     print(f"\n{profile} {m} {extra}: {node[str(m)][extra]}")
 
@@ -384,6 +422,7 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=9000)
     ap.add_argument("--queries", type=int, default=120)
     ap.add_argument("--label", default="now")
+    ap.add_argument("--method", default="hybrid", help="answer: the method asked")
     args = ap.parse_args()
     {"build": build, "measure": measure, "answer": answer, "gui": gui, "report": report}[args.command](args)
 
