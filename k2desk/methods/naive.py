@@ -38,10 +38,7 @@ class NaiveMethod(MethodBase):
 
     def retrieve(self, question: str) -> list[Source]:
         """The passages the answer would be read from (no LLM)."""
-        return [h.source() for h in self._search(question)]
-
-    def _search(self, question: str) -> list[Hit]:
-        return self._rank(question, self.ctx.settings.top_k)
+        return [h.source() for h in self._rank(question, self.ctx.settings.top_k)]
 
     def _rank(self, query: str, k: int, outlet: str = "") -> list[Hit]:
         retriever = self.ctx.retriever(self.source)
@@ -60,7 +57,7 @@ class NaiveMethod(MethodBase):
         question, result, timer, progress, cancel = asking
         progress("retrieve", 0, 2)
         with timer("retrieve"):
-            hits = self._search(question)
+            hits = self._rank(question, self.ctx.settings.top_k)
         cancel.check()
         progress("generate", 1, 2)
         if not self.paper:
