@@ -19,6 +19,7 @@ items of the block, scored by the items they mention.
 
 from __future__ import annotations
 
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -137,20 +138,47 @@ def question_keywords(question: str, limit: int = 8) -> list[str]:
 def stems(text: str) -> set[str]:
     """Crude stems of the content words of ``text`` ("keeps", "keeper" -> "keep")."""
     out = set()
-    for word in normalize_name(text).split():
-        if word in STOPWORDS:
-            continue
-        for suffix in ("ing", "ers", "er", "es", "ed", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-                word = word[: -len(suffix)]
-                break
-        out.add(word)
+    for word in set(normalize_name(text).split()).difference(STOPWORDS):
+        stem = _STEMS.get(word)
+        if stem is None:
+            if len(_STEMS) >= STEM_CACHE:
+                _STEMS.clear()
+            stem = _STEMS[word] = _stem(word)
+        out.add(stem)
     return out
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ers", "er", "es", "ed", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+STEM_CACHE = 100_000  # words whose stem is kept (a graph search stems thousands of descriptions)
+_STEMS: dict[str, str] = {}
 
 
 def _lexical(question_stems: set[str], text: str) -> float:
     """Share of the question's content words found in ``text`` (0..1)."""
     return len(question_stems & stems(text)) / len(question_stems) if question_stems else 0.0
+
+
+def top_k(bounds: dict[int, float], score: Callable[[int], float], k: int) -> list[tuple[int, float]]:
+    """The ``k`` best ``(id, score(id))``, best first (ties: lower id first), where ``bounds[id]``
+    is never below ``score(id)``: ids are scored in order of their bound, and only while one could
+    still enter the best ``k`` (a hub's thousands of neighbours and relations are bounded by their
+    similarity; the word overlap is computed for the few that can win)."""
+    best: list[tuple[float, int]] = []  # the k best so far as (score, -id): the worst at best[0]
+    for i in sorted(bounds, key=lambda i: (-bounds[i], i)):
+        if len(best) == k and bounds[i] < best[0][0]:
+            break
+        item = (score(i), -i)
+        if len(best) < k:
+            heapq.heappush(best, item)
+        elif item > best[0]:
+            heapq.heapreplace(best, item)
+    return [(-neg, s) for s, neg in sorted(best, reverse=True)]
 
 
 def _ngrams(question: str) -> list[str]:
@@ -211,10 +239,13 @@ class KGSearcher:
         near = {i: d for i, d in self.graph.neighbours(escore, hops).items() if i not in escore}
         sims = self.entity_vectors.similarities(qvec, list(near))
         around = self.graph.entities(near)
-        nscores = {i: (0.8 * sims.get(i, 0.0) + 0.2 * _lexical(qstems, e.description)) * 0.8 ** (near[i] - 1)
-                   for i, e in around.items()}
-        ranked = sorted(nscores, key=lambda i: (-nscores[i], i))[:k_neighbours]
-        result.neighbours = [EntityHit(around[i], nscores[i], "neighbour") for i in ranked]
+
+        def neighbour_score(i: int, lexical: float) -> float:
+            return (0.8 * sims.get(i, 0.0) + 0.2 * lexical) * 0.8 ** (near[i] - 1)
+
+        ranked = top_k({i: neighbour_score(i, 1.0) for i in around},
+                       lambda i: neighbour_score(i, _lexical(qstems, around[i].description)), k_neighbours)
+        result.neighbours = [EntityHit(around[i], score, "neighbour") for i, score in ranked]
         nscore = {h.entity.id: h.score for h in result.neighbours}
 
         # -- relations -------------------------------------------------------------------------
@@ -225,16 +256,22 @@ class KGSearcher:
                 candidates[r.id] = r
         candidates.update(self.graph.relations([i for i in rel_sims if i not in candidates]))
         rel_sims.update(self.relation_vectors.similarities(qvec, [i for i in candidates if i not in rel_sims]))
-        hits = []
-        for rid, rel in candidates.items():
-            ends = [escore.get(x, 0.0) or 0.5 * nscore.get(x, 0.0) for x in (rel.src_id, rel.dst_id)]
-            structural = sum(ends) / 2
-            sim = rel_sims.get(rid, 0.0)
-            how = "edge" if any(x in escore for x in (rel.src_id, rel.dst_id)) else ("vector" if sim >= min_similarity else "neighbour")
-            lexical = _lexical(qstems, f"{rel.keywords} {rel.description}")
-            hits.append(RelationHit(rel, 0.5 * sim + 0.3 * structural + 0.2 * lexical, how))
-        hits.sort(key=lambda h: (-h.score, h.relation.id))
-        result.relations = hits[:k_relations]
+
+        def relation_score(rid: int, lexical: float) -> float:
+            rel = candidates[rid]
+            structural = sum(escore.get(x, 0.0) or 0.5 * nscore.get(x, 0.0) for x in (rel.src_id, rel.dst_id)) / 2
+            return 0.5 * rel_sims.get(rid, 0.0) + 0.3 * structural + 0.2 * lexical
+
+        def how(rel: Relation) -> str:
+            if rel.src_id in escore or rel.dst_id in escore:
+                return "edge"
+            return "vector" if rel_sims.get(rel.id, 0.0) >= min_similarity else "neighbour"
+
+        best_relations = top_k({rid: relation_score(rid, 1.0) for rid in candidates},
+                               lambda rid: relation_score(rid, _lexical(qstems, f"{candidates[rid].keywords} "
+                                                                               f"{candidates[rid].description}")),
+                               k_relations)
+        result.relations = [RelationHit(candidates[rid], score, how(candidates[rid])) for rid, score in best_relations]
 
         result.text, kept = render(result, budget_tokens, count_tokens or self.embedder.count_tokens)
         result.sources = self._sources(kept, k_sources)

@@ -16,6 +16,7 @@ from k2desk.errors import ModelError
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 DEFAULT_MAX_TOKENS = 256
+PAD_SLACK_CHARS = 32  # a batch takes texts up to twice its shortest text's length plus this
 
 
 def _read_json(path: Path) -> dict:
@@ -108,14 +109,21 @@ class Embedder:
         result = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return result
-        # sort by length so that each batch pads little (character length is a good proxy)
+        # sorted by length, and a batch ends where a text is more than twice its first's length, so
+        # that each batch pads little (character length is a good proxy): a question embedded with
+        # its keywords runs as two batches, not as every keyword padded to the question's length
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         batch_size = max(1, int(batch_size))
-        for start in range(0, len(order), batch_size):
+        start = 0
+        while start < len(order):
             cancel.check()
-            idx = order[start : start + batch_size]
+            limit, end = 2 * len(texts[order[start]]) + PAD_SLACK_CHARS, start + 1
+            while end < len(order) and end - start < batch_size and len(texts[order[end]]) <= limit:
+                end += 1
+            idx = order[start:end]
             result[idx] = self._run([texts[i] for i in idx])
-            progress("embed", min(start + batch_size, len(texts)), len(texts))
+            progress("embed", end, len(texts))
+            start = end
         return result
 
     def embed_one(self, text: str) -> np.ndarray:

@@ -1,9 +1,11 @@
 """KG search on a hand-built graph with the real ONNX embedder (no LLM): name, partial and vector
 matches, the neighbourhood, the budgeted text block, provenance, and vector refresh on merges."""
 
+import random
+
 import pytest
 
-from k2desk.graph.query import KGSearcher
+from k2desk.graph.query import KGSearcher, top_k
 from k2desk.graph.vectors import GraphVectors, entity_text, text_key
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
@@ -102,3 +104,17 @@ def test_vectors_follow_merged_descriptions(graph, embedder):
         assert vectors.refresh(change.entities, change.relations, "text") == 1  # back to the old text
     assert g.vector_keys("entities", [mirela.id])[mirela.id] == before
     assert graph.one("SELECT count(*) FROM vec_entities")[0] == graph.one("SELECT count(*) FROM entities")[0]
+
+
+def test_top_k_scores_only_what_can_still_win_and_agrees_with_sorting_everything():
+    rng = random.Random(7)
+    for _ in range(200):
+        n, k = rng.randrange(0, 60), rng.randrange(1, 12)
+        exact = {i: rng.choice([0.1, 0.2, 0.3, rng.random()]) for i in rng.sample(range(1000), n)}  # ties
+        slack = rng.choice([0.0, 0.05, 0.2, 1.0])
+        bounds = {i: s + slack * rng.random() for i, s in exact.items()}
+        scored: list[int] = []
+        got = top_k(bounds, lambda i, scored=scored, exact=exact: scored.append(i) or exact[i], k)
+        assert got == sorted(exact.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        if slack == 0.0 and n > 2 * k:  # tight bounds: little beyond the k best is scored
+            assert len(scored) < n

@@ -40,6 +40,20 @@ def test_batching_does_not_change_embeddings(embedder):
     assert np.abs(reversed_ - alone).max() < 1e-5
 
 
+def test_a_batch_never_pads_a_short_text_to_a_long_ones_length(embedder, monkeypatch):
+    """A question embedded with its keywords: the keywords run together, the question alone
+    (each padded to the batch's longest text), and each vector is what it is alone."""
+    question = "Which company, reported on by both TechCrunch and The Verge, faces a trial this autumn?"
+    keywords = ["TechCrunch", "The Verge", "trial", "company"]
+    alone = np.stack([embedder.embed_one(t) for t in [question, *keywords]])
+    batches = []
+    run = embedder._run
+    monkeypatch.setattr(embedder, "_run", lambda texts: batches.append(sorted(texts)) or run(texts))
+    together = embedder.embed([question, *keywords])
+    assert batches == [sorted(keywords), [question]]
+    assert np.abs(together - alone).max() < 1e-5
+
+
 def test_progress_and_cancel(embedder):
     seen = []
     embedder.embed(["a", "b", "c", "d", "e"], batch_size=2, progress=lambda s, d, t: seen.append((s, d, t)))
