@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from itertools import islice
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -155,7 +155,7 @@ class Matrix:
         self.seq: Optional[int] = None
         self.ids = np.empty(0, dtype=np.int64)
         self.rows = np.empty((0, 0), dtype=np.float32)
-        self.row_of: dict[int, int] = {}
+        self._by_id = np.empty(0, dtype=np.int64)  # row numbers in the order of their ids
         self.lock = threading.Lock()
 
     def refresh(self, db: Database, table: str, source: str, seq: int, floor: int) -> None:
@@ -163,7 +163,9 @@ class Matrix:
             if seq == self.seq:
                 return
             if self.seq is None or self.seq < floor:  # new, or behind what the log still holds
-                ids, rows = _read(db, f"SELECT id, embedding FROM {table} WHERE source = ?", [source])
+                count = int(db.one(f"SELECT count(*) FROM {table} WHERE source = ?", (source,))[0])
+                self.ids, self.rows = _read_into(_blocks(db, f"SELECT id, embedding FROM {table} WHERE source = ?", [source]),
+                                                 count)
             else:
                 touched = np.array([r[0] for r in db.all("SELECT DISTINCT id FROM vector_log WHERE tbl = ? AND seq > ?",
                                                          (table, self.seq))], dtype=np.int64)
@@ -171,14 +173,14 @@ class Matrix:
                 ids, rows = [self.ids[keep]], [self.rows[keep]] if len(self.rows) else []
                 for start in range(0, len(touched), FETCH_BATCH):
                     batch = [int(i) for i in touched[start:start + FETCH_BATCH]]
-                    got_ids, got_rows = _read(db, f"SELECT id, embedding FROM {table} WHERE source = ? AND id IN "
-                                                  f"({','.join('?' * len(batch))})", [source, *batch])
-                    ids += got_ids
-                    rows += got_rows
-            self.ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
-            rows = [r for r in rows if len(r)]
-            self.rows = np.ascontiguousarray(np.concatenate(rows)) if rows else np.empty((0, 0), dtype=np.float32)
-            self.row_of = {int(i): n for n, i in enumerate(self.ids)}
+                    for got_ids, got_rows in _blocks(db, f"SELECT id, embedding FROM {table} WHERE source = ? AND id IN "
+                                                         f"({','.join('?' * len(batch))})", [source, *batch]):
+                        ids.append(got_ids)
+                        rows.append(got_rows)
+                self.ids = np.concatenate(ids)
+                rows = [r for r in rows if len(r)]
+                self.rows = np.ascontiguousarray(np.concatenate(rows)) if rows else np.empty((0, 0), dtype=np.float32)
+            self._by_id = np.argsort(self.ids, kind="stable")
             self.seq = seq
 
     def top(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -193,25 +195,44 @@ class Matrix:
 
     def similarities(self, query: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         with self.lock:
-            rows = [(int(i), self.row_of[int(i)]) for i in ids if int(i) in self.row_of]
-            if not rows:
+            wanted = np.unique(np.asarray(list(ids), dtype=np.int64))
+            if not len(wanted) or not len(self.ids):
                 return {}
-            sims = self.rows[[r for _, r in rows]] @ _unit(np.asarray(query, dtype=np.float32))
-            return {i: float(s) for (i, _), s in zip(rows, sims)}
+            at = np.minimum(np.searchsorted(self.ids, wanted, sorter=self._by_id), len(self.ids) - 1)
+            found = self.ids[self._by_id[at]] == wanted
+            rows = self._by_id[at[found]]
+            sims = self.rows[rows] @ _unit(np.asarray(query, dtype=np.float32))
+            return {int(i): float(s) for i, s in zip(wanted[found], sims)}
 
 
-def _read(db: Database, sql: str, params: list, block: int = 8192) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """([ids], [unit rows]) of a query's (id, embedding) rows, converted ``block`` rows at a time
-    (never every row's bytes and floats at once)."""
-    ids: list[np.ndarray] = []
-    rows: list[np.ndarray] = []
+def _blocks(db: Database, sql: str, params: list, block: int = 8192) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(ids, unit rows) of a query's (id, embedding) rows, ``block`` rows at a time (never every
+    row's bytes and floats at once)."""
     cursor = iter(db.execute(sql, params))
-    while True:
-        found = list(islice(cursor, block))
-        if not found:
-            return ids, rows
-        ids.append(np.array([r[0] for r in found], dtype=np.int64))
-        rows.append(_unit(np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32).reshape(len(found), -1)))
+    while found := list(islice(cursor, block)):
+        yield (np.array([r[0] for r in found], dtype=np.int64),
+               _unit(np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32).reshape(len(found), -1)))
+
+
+def _read_into(blocks: Iterable[tuple[np.ndarray, np.ndarray]], count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The blocks' ids and rows as two arrays allocated once for ``count`` rows (filling them never
+    holds a second copy of the table; rows committed between the count and the read are added)."""
+    ids, rows, filled, extra = np.empty(count, dtype=np.int64), None, 0, []
+    for got_ids, got_rows in blocks:
+        if rows is None:
+            rows = np.empty((count, got_rows.shape[1]), dtype=np.float32)
+        take = min(len(got_ids), count - filled)
+        ids[filled:filled + take], rows[filled:filled + take] = got_ids[:take], got_rows[:take]
+        filled += take
+        if take < len(got_ids):
+            extra.append((got_ids[take:], got_rows[take:]))
+    if rows is None:
+        return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
+    ids, rows = ids[:filled], rows[:filled]
+    if extra:
+        ids = np.concatenate([ids, *(i for i, _ in extra)])
+        rows = np.concatenate([rows, *(r for _, r in extra)])
+    return ids, rows
 
 
 def _unit(x: np.ndarray) -> np.ndarray:

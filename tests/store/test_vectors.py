@@ -122,3 +122,38 @@ def test_a_collection_made_again_at_the_same_path_is_not_served_the_old_vectors(
     vectors = random_units(rng, 3)
     new.add([1, 2, 3], vectors, "text")
     assert new.search(vectors[2], 1, "text") == [(3, pytest.approx(1.0, abs=1e-5))]
+
+
+def test_similarities_from_the_copy_agree_with_sqlite_vec_after_changes(tmp_path):
+    """The copy answers similarities by id (ids out of order after an incremental refresh,
+    unknown ids and the other source's ids left out), as sqlite-vec computes them."""
+    rng = np.random.default_rng(2)
+    db = Database(tmp_path / "c.k2db")
+    vi = VectorIndex(db, "chunks")
+    vi.ensure(16, "toy")
+    vi.add(list(range(500, 800)), random_units(rng, 300), "text")
+    vi.add(list(range(1, 50)), random_units(rng, 49), "summary")
+    q = random_units(rng, 1)[0]
+    vi.search(q, 3, "text")  # the copy is made
+    vi.remove(range(600, 650))
+    vi.add(list(range(100, 150)), random_units(rng, 50), "text")  # lower ids, appended to the copy
+    vi.search(q, 3, "text")  # and brought up to date
+    wanted = [799, 120, 5, 610, 9999, 500, 149, 120]
+    got = vi.similarities(q, wanted)
+    assert set(got) == {799, 120, 500, 149, 5}
+    stored = {int(i): 1.0 - d for i, d in db.all("SELECT id, vec_distance_cosine(embedding, ?) FROM vec_chunks "
+                                                 "WHERE id IN (799, 120, 500, 149, 5)", (q.tobytes(),))}
+    assert got == pytest.approx(stored, abs=1e-5)
+
+
+@pytest.mark.parametrize("count", [0, 5, 12, 30])
+def test_a_table_read_into_arrays_sized_by_its_count_keeps_every_row(count):
+    """Rows committed or removed between the count and the read change nothing read."""
+    from k2desk.store.vectors import _read_into
+
+    rng = np.random.default_rng(3)
+    blocks = [(np.arange(n, n + 4, dtype=np.int64), random_units(rng, 4)) for n in range(0, 12, 4)]
+    ids, rows = _read_into(iter(blocks), count)
+    assert ids.tolist() == list(range(12))
+    assert np.array_equal(rows, np.concatenate([r for _, r in blocks]))
+    assert _read_into(iter([]), count)[0].shape == (0,)
