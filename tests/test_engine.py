@@ -166,6 +166,25 @@ def test_retrieval_methods_find_the_right_document(engine, folder):
     assert scores == sorted(scores, reverse=True)
 
 
+def test_a_hybrid_search_embeds_the_question_while_bm25_runs_with_the_same_hits(engine, folder, monkeypatch):
+    import threading
+
+    import k2desk.methods.retrieval as retrieval
+
+    engine.index([folder])
+    r = retrieval.Retriever(engine.db, engine.embedder, "text")
+    threads = []
+    embed_one = engine.embedder.embed_one
+    monkeypatch.setattr(engine.embedder, "embed_one", lambda q: threads.append(threading.current_thread()) or embed_one(q))
+    question = "Who is the chief executive of Quillfeather Robotics?"
+    together = [(h.chunk.id, h.score) for h in r.search(question, k=5, lam=0.8)]
+    r.search(question, k=5, lam=1.0)  # semantic: nothing to overlap with
+    assert threads[0] is not threading.current_thread() and threads[1] is threading.current_thread()
+    original = retrieval._embedding
+    monkeypatch.setattr(retrieval, "_embedding", lambda e, q, alongside: original(e, q, alongside=False))
+    assert [(h.chunk.id, h.score) for h in r.search(question, k=5, lam=0.8)] == together
+
+
 def test_ask_hybrid_returns_sources_from_the_right_document(engine, folder):
     engine.index([folder])
     answer = engine.ask("When was the Harwick Point lighthouse built?", method="hybrid")

@@ -8,8 +8,12 @@ are returned. λ = 1 is the paper's semantic baseline, λ = 0 its keyword baseli
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
+
+import numpy as np
 
 from k2desk.runtime.embedder import Embedder
 from k2desk.store.db import Database
@@ -50,11 +54,12 @@ class Retriever:
         dense: dict[int, float] = {}
         sparse_ids: list[int] = []
         qvec = None
-        if lam > 0:
-            qvec = self.embedder.embed_one(query)
-            dense = dict(self.vectors.search(qvec, pool, self.source))
+        embedding = _embedding(self.embedder, query, alongside=lam < 1) if lam > 0 else None
         if lam < 1:
             sparse_ids = self.sparse.candidates(query, pool)
+        if embedding is not None:
+            qvec = embedding()
+            dense = dict(self.vectors.search(qvec, pool, self.source))
         ids = list(dict.fromkeys([*dense, *sparse_ids]))
         chunks = self.docs.chunks(ids)
         if outlet:
@@ -102,6 +107,23 @@ class Retriever:
                 seen.add(h.chunk.document_id)
                 chosen.append(h)
         return (chosen + rest)[:k]
+
+
+def _embedding(embedder: Embedder, query: str, alongside: bool) -> Callable[[], np.ndarray]:
+    """The query's vector, computed ``alongside`` the caller's next step when there is one (the
+    ONNX run and SQLite's BM25 both release the GIL: at 30k chunks, embedding and BM25 take ~30 ms
+    together instead of ~40 ms one after the other)."""
+    if not alongside:
+        vec = embedder.embed_one(query)
+        return lambda: vec
+    global _pool
+    with _pool_lock:
+        _pool = _pool or ThreadPoolExecutor(1, thread_name_prefix="k2desk-query-embedding")
+    return _pool.submit(embedder.embed_one, query).result
+
+
+_pool: Optional[ThreadPoolExecutor] = None
+_pool_lock = threading.Lock()
 
 
 def index_text(chunk: ChunkRow) -> str:
