@@ -35,6 +35,7 @@ Figures are from one run on a shared machine: compare within a run.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import random
 import re
@@ -124,6 +125,14 @@ class Results:
         return node
 
     def put(self, value, *keys: str) -> None:
+        """Set one entry and write the file, read afresh under a lock: a build and a measurement
+        may run at once, and neither may drop what the other wrote."""
+        with open(self.path.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.is_file() else {}
+            self._set(value, *keys)
+
+    def _set(self, value, *keys: str) -> None:
         node = self.data
         for k in keys[:-1]:
             node = node.setdefault(k, {})
