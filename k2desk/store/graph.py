@@ -9,11 +9,15 @@ what), so a document's removal recomputes exactly the entities and relations it 
   Bankman-Fried" and "sam bankman fried" are one entity). ``display`` is the name as first
   written. ``type`` is the majority of the mentions' types ("other" counts only when nothing
   else does; ties go to the earliest mention). ``description`` is the distinct sentences of the
-  mentions' descriptions in mention order, bounded to ``DESCRIPTION_LIMIT`` characters.
+  mentions' descriptions in mention order, bounded to ``DESCRIPTION_LIMIT`` characters, read
+  from the first ``MERGED_MENTIONS`` mentions: a hub named in most documents (its 1,200
+  characters long full) is not re-read in full for every new document that names it (at 30k
+  chunks one such refresh read 2,082 mentions, 100 ms, for 84 % of the documents indexed).
 * **Relations are undirected**: one row per unordered pair of entities (A–B and B–A merge, as
   in LightRAG; small models get direction wrong). ``src_id``/``dst_id`` keep the orientation of
   the first mention, which is how the relation is displayed. Descriptions merge like entities',
-  keywords are the distinct phrases (bounded), ``strength`` is the mean of the mentions'.
+  keywords are the distinct phrases (bounded, from the same first mentions), ``strength`` is
+  the mean of all the mentions'.
 * An entity or relation exists exactly while it has mentions; one that loses its last mention
   is deleted together with its vector.
 """
@@ -38,6 +42,8 @@ from k2desk.text.names import (  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     import networkx as nx
+
+MERGED_MENTIONS = 256  # mentions a merged description / keyword list is read from (the 40 dev articles: 189 at most)
 
 SOURCES = ("text", "summary")
 
@@ -177,17 +183,21 @@ class GraphStore:
         """Recompute merged type/description (entities) and description/keywords/strength
         (relations) from the remaining mentions."""
         for eid in set(entity_ids):
-            rows = self.db.all("SELECT type, description FROM entity_mentions WHERE entity_id = ? ORDER BY chunk_id", (eid,))
-            if rows:
+            types = [r[0] for r in self.db.all("SELECT type FROM entity_mentions WHERE entity_id = ? ORDER BY chunk_id", (eid,))]
+            if types:
+                texts = self.db.all("SELECT description FROM entity_mentions WHERE entity_id = ? ORDER BY chunk_id LIMIT ?",
+                                    (eid, MERGED_MENTIONS))
                 self.db.execute("UPDATE entities SET type = ?, description = ? WHERE id = ?",
-                                (majority_type([r[0] for r in rows]), merge_descriptions(r[1] for r in rows), eid))
+                                (majority_type(types), merge_descriptions(r[0] for r in texts), eid))
         for rid in set(relation_ids):
-            rows = self.db.all("SELECT description, keywords, strength FROM relation_mentions "
-                               "WHERE relation_id = ? ORDER BY chunk_id", (rid,))
-            if rows:
+            strengths = [r[0] for r in self.db.all("SELECT strength FROM relation_mentions WHERE relation_id = ? ORDER BY chunk_id",
+                                                   (rid,))]
+            if strengths:
+                texts = self.db.all("SELECT description, keywords FROM relation_mentions WHERE relation_id = ? "
+                                    "ORDER BY chunk_id LIMIT ?", (rid, MERGED_MENTIONS))
                 self.db.execute("UPDATE relations SET description = ?, keywords = ?, strength = ? WHERE id = ?",
-                                (merge_descriptions(r[0] for r in rows), merge_keywords(r[1] for r in rows),
-                                 sum(r[2] for r in rows) / len(rows), rid))
+                                (merge_descriptions(r[0] for r in texts), merge_keywords(r[1] for r in texts),
+                                 sum(strengths) / len(strengths), rid))
 
     def remove_document(self, document_id: int, source: Optional[str] = None) -> GraphChange:
         """Delete the document's mentions (of one source, or both), recompute what they touched,

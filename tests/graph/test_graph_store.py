@@ -128,6 +128,28 @@ def test_remove_document_recomputes_and_leaves_no_orphans(db):
     assert db.one("SELECT count(*) FROM vec_entities")[0] == 0 and db.one("SELECT count(*) FROM vec_relations")[0] == 0
 
 
+def test_a_hub_merges_its_description_from_its_first_mentions_and_its_type_and_strength_from_all(db, monkeypatch):
+    import k2desk.store.graph as graph_module
+
+    monkeypatch.setattr(graph_module, "MERGED_MENTIONS", 2)
+    g = GraphStore(db)
+    docs = [add_doc(db, key, 1) for key in "abcd"]
+    with db.transaction():
+        for n, (doc_id, (chunk,)) in enumerate(docs):
+            etype = "organization" if n else "product"  # the majority comes from the later mentions
+            hub = g.upsert_entity("text", "Google", None, etype, f"Mention {n} of Google.", chunk, doc_id, refresh=False)
+            g.upsert_entity("text", "Kim", None, "person", f"Met Google {n}.", chunk, doc_id, refresh=False)
+            rel = g.upsert_relation("text", "Google", "Kim", f"Relation {n}.", f"kw{n}", 2 * n + 2, chunk, doc_id, refresh=False)
+        g.refresh([hub], [rel])
+    h, r = g.entity(hub), g.relation(rel)
+    assert h.description == "Mention 0 of Google. Mention 1 of Google." and h.type == "organization" and h.mentions == 4
+    assert r.description == "Relation 0. Relation 1." and r.keywords == "kw0, kw1" and r.strength == pytest.approx(5.0)
+    with db.transaction():
+        g.remove_document(docs[0][0])  # the window moves on
+    h, r = g.entity(hub), g.relation(rel)
+    assert h.description == "Mention 1 of Google. Mention 2 of Google." and r.strength == pytest.approx(6.0)
+
+
 def test_neighbours_walk_both_directions(db):
     g = GraphStore(db)
     d, (c,) = add_doc(db, "chain", 1)
