@@ -19,4 +19,15 @@ PRIVACY_ENV = {
 }
 _os.environ.update(PRIVACY_ENV)
 
+# Defaults a user's environment may override, read when numpy loads its OpenBLAS (so, like the
+# switches above, before any module imports numpy). OpenBLAS's threads spin for 2^28 cycles
+# (~0.1 s) after each product before they sleep; the dense search's product (100k x 384 at
+# 100,000 chunks) left both cores spinning while the question's embedding (ONNX) and BM25
+# (SQLite) ran next to or after it. Measured at 100k chunks (benchmarks/bench_scale.py, one
+# process, 55 dev questions): hybrid 53.1 -> 39.9 ms, semantic 23.5 -> 20.2 ms; 2^4 cycles
+# (the least OpenBLAS allows) makes them sleep at once.
+RUNTIME_ENV = {"OPENBLAS_THREAD_TIMEOUT": "4"}
+for _key, _value in RUNTIME_ENV.items():
+    _os.environ.setdefault(_key, _value)
+
 __version__ = "0.1.0"
