@@ -87,11 +87,17 @@ class VectorIndex:
 
     def search(self, query: np.ndarray, k: int, source: str) -> list[tuple[int, float]]:
         """Top ``k`` (id, cosine similarity) among vectors of ``source``: exact."""
-        if not self.ready or k <= 0:
-            return []
+        return self.search_many([query], [k], source)[0]
+
+    def search_many(self, queries: Sequence[np.ndarray], ks: Sequence[int], source: str) -> list[list[tuple[int, float]]]:
+        """``search`` for each query with its own ``k``, by one pass over the vectors (a
+        product reads every vector from memory: at 36k entity vectors ~4 ms, once for a
+        question and its eight keywords instead of nine times)."""
+        if not self.ready or not queries:
+            return [[] for _ in queries]
         if not self.db.conn.getautocommit():  # uncommitted writes must not reach the shared copy
-            return self.search_in_store(query, k, source)
-        return self._matrix(source).top(query, k)
+            return [self.search_in_store(q, k, source) for q, k in zip(queries, ks)]
+        return self._matrix(source).top_many(queries, ks)
 
     def search_in_store(self, query: np.ndarray, k: int, source: str) -> list[tuple[int, float]]:
         """The same search by sqlite-vec's own scan (what ``search`` is checked against)."""
@@ -183,15 +189,22 @@ class Matrix:
             self._by_id = np.argsort(self.ids, kind="stable")
             self.seq = seq
 
-    def top(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+    def top_many(self, queries: Sequence[np.ndarray], ks: Sequence[int]) -> list[list[tuple[int, float]]]:
+        """The best ``k`` (id, similarity) of each query, best first (ties: lower id first)."""
         with self.lock:
             if not len(self.ids):
-                return []
-            sims = self.rows @ _unit(np.asarray(query, dtype=np.float32))
-            k = min(k, len(sims))
-            best = np.argpartition(-sims, k - 1)[:k]
-            best = best[np.lexsort((self.ids[best], -sims[best]))]
-            return [(int(self.ids[j]), float(sims[j])) for j in best]
+                return [[] for _ in queries]
+            all_sims = self.rows @ _unit(np.asarray(np.stack(queries), dtype=np.float32)).T
+            out = []
+            for column, k in enumerate(ks):
+                sims, k = all_sims[:, column], min(k, len(self.ids))
+                if k <= 0:
+                    out.append([])
+                    continue
+                best = np.argpartition(-sims, k - 1)[:k]
+                best = best[np.lexsort((self.ids[best], -sims[best]))]
+                out.append([(int(self.ids[j]), float(sims[j])) for j in best])
+            return out
 
     def similarities(self, query: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         with self.lock:

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from k2desk.graph.query import KGSearcher, top_k
+from k2desk.graph.query import KGSearcher, _lexical, _lexical_bound, stems, top_k
 from k2desk.graph.vectors import GraphVectors, entity_text, text_key
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
@@ -118,3 +118,22 @@ def test_top_k_scores_only_what_can_still_win_and_agrees_with_sorting_everything
         assert got == sorted(exact.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
         if slack == 0.0 and n > 2 * k:  # tight bounds: little beyond the k best is scored
             assert len(scored) < n
+        # a tighter bound between the two, cheaper than the score: the same result, fewer scored
+        middle = {i: s + (bounds[i] - s) * rng.random() for i, s in exact.items()}
+        fewer: list[int] = []
+        again = top_k(bounds, lambda i, fewer=fewer, exact=exact: fewer.append(i) or exact[i], k, middle.__getitem__)
+        assert again == got and set(fewer) <= set(scored)
+
+
+@pytest.mark.parametrize("question", ["Who keeps the Harwick Point lighthouse?", "Did O’Neill’s café close?",
+                                      "Straße reports: what happened?"])
+def test_the_word_overlap_bound_is_never_below_the_overlap(question):
+    texts = ["The keeper of Harwick Point's lighthouse, Mirela Voss, kept it lit.", "O'Neill — the café’s owner — closed it.",
+             "Die Straße (reported) happened", "", "lighthouses keepers closing"]
+    q = stems(question)
+    assert q
+    for text in texts:
+        assert _lexical_bound(q, text) >= _lexical(q, text)
+    assert _lexical_bound(q, "nothing in common at all") == _lexical(q, "nothing in common at all") == 0.0
+    glued = "".join(sorted(q)) + "zz"  # every stem inside one word whose stem is none of them
+    assert _lexical_bound(q, glued) == 1.0 and _lexical(q, glued) == 0.0

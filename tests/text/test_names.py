@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from k2desk.text.names import normalize_name
+from k2desk.text.names import normalize_name, words_within
 
 
 @pytest.mark.parametrize("name, key", [
@@ -23,9 +23,21 @@ def test_names_merge_by_their_key(name, key):
     assert normalize_name(name) == key
 
 
-def test_the_ascii_path_and_the_unicode_path_agree_on_every_ascii_character():
-    """Plain ASCII takes a byte-table path; an accent anywhere sends the same text through the
-    Unicode path (the accent itself is dropped), which must give the same key."""
+def test_the_three_paths_agree_on_every_ascii_character():
+    """Plain ASCII takes a byte-table path; text whose non-ASCII characters all map to ASCII (an
+    accent, a curly quote, a dash: dropped or made spaces) maps those one by one, then takes the
+    byte table; a character that stays non-ASCII ("ß" folds to "ss") sends the whole text
+    through ``str.translate``. All three must give the same key."""
     every = "".join(chr(c) for c in range(128))
     for text in [every, *every, "Mary-Jane O'Hara (CEO) & co. #1 @x_y"]:
+        key = normalize_name("a " + text)[2:]  # "a " keeps a leading "the" in the key
         assert normalize_name(text) == normalize_name(text + "\u0301"), repr(text)
+        assert normalize_name("\u2014" + text + "\u2019s") == normalize_name("-" + text + "'s"), repr(text)
+        assert normalize_name("\u00df " + text) == f"ss {key}".strip(), repr(text)
+
+
+@pytest.mark.parametrize("text", ["The Sam Bankman-Fried", "Beyoncé's  café", "O’Neill `quoted´", "Ｓｔｒａßｅ",
+                                  "ﬁnance_team\tQ3", "İstanbul, «ΣΑΣ» — Ǆemal’s", "plain words, and (punctuation)."])
+def test_every_word_of_the_key_is_within_the_folded_text(text):
+    within = words_within(text)
+    assert all(word in within for word in normalize_name(text).split())
