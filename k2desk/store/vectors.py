@@ -93,8 +93,10 @@ class VectorIndex:
         """``search`` for each query with its own ``k``, by one pass over the vectors (a
         product reads every vector from memory: at 36k entity vectors ~4 ms, once for a
         question and its eight keywords instead of nine times)."""
-        if not self.ready or not queries:
-            return [[] for _ in queries]
+        if len(ks) != len(queries):
+            raise ValueError(f"{len(queries)} queries but {len(ks)} k's")
+        if not self.ready or len(queries) == 0 or max(ks) <= 0:
+            return [[] for _ in ks]
         if not self.db.conn.getautocommit():  # uncommitted writes must not reach the shared copy
             return [self.search_in_store(q, k, source) for q, k in zip(queries, ks)]
         return self._matrix(source).top_many(queries, ks)

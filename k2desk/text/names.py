@@ -30,7 +30,7 @@ def normalize_name(name: str) -> str:
     text = name or ""
     if not text.isascii():
         text, folded = _decomposed(text)
-        if not folded.isascii():  # a letter that stays non-ASCII ("ß", "я")
+        if folded is None:  # a letter that stays non-ASCII ("ß", "я")
             key = " ".join(text.translate(_TRANSLATION).casefold().split())
             return key[4:] if key.startswith("the ") else key
         text = folded
@@ -41,24 +41,33 @@ def normalize_name(name: str) -> str:
 def words_within(text: str) -> str:
     """``text`` folded as ``normalize_name`` folds it but with its punctuation kept: every word of
     ``normalize_name(text)`` is a substring of it (a cheap test of whether a word can be there)."""
+    text = text or ""
     if not text.isascii():
-        _, text = _decomposed(text)
+        decomposed, text = _decomposed(text)
+        if text is None:  # mapped as ``normalize_name`` maps it: its words are there too
+            return decomposed.translate(_TRANSLATION).casefold()
     for ch in _ASCII_DROPPED_CHARS:
         text = text.replace(ch, "")
     return text.casefold()
 
 
-def _decomposed(text: str) -> tuple[str, str]:
+def _decomposed(text: str) -> tuple[str, str | None]:
     """``text`` decomposed (NFKD), and the same with its non-ASCII characters mapped as
-    ``normalize_name`` maps them (ASCII left as it is)."""
+    ``normalize_name`` maps them (ASCII left as it is), or None when one of them stays
+    non-ASCII (a letter: "ß", "я")."""
     text = unicodedata.normalize("NFKD", text)
-    new = set(_NON_ASCII.findall(text)).difference(_CLASSIFIED)
+    present = set(_NON_ASCII.findall(text))
+    new = present.difference(_CLASSIFIED)
     if new:
         for ch in new:
             mapped = _mapped(ch)
             if mapped != ch:
                 _TRANSLATION[ord(ch)] = mapped
+            else:
+                _KEPT.add(ch)
         _CLASSIFIED.update(new)
+    if not present.isdisjoint(_KEPT):
+        return text, None
     return text, _NON_ASCII.sub(_map_match, text)
 
 
@@ -75,6 +84,7 @@ def _mapped(ch: str) -> str | None:
 
 
 _CLASSIFIED: set[str] = {chr(c) for c in range(128)}  # characters whose mapping is known
+_KEPT: set[str] = set()  # the non-ASCII ones among them that are kept as they are (letters)
 _TRANSLATION: dict[int, str | None] = {c: _mapped(chr(c)) for c in range(128) if _mapped(chr(c)) != chr(c)}  # absent: kept
 _ASCII_DROPPED = bytes(c for c in range(128) if _mapped(chr(c)) is None)
 _ASCII_DROPPED_CHARS = _ASCII_DROPPED.decode("ascii")

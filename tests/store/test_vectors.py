@@ -53,11 +53,17 @@ def test_the_in_memory_search_agrees_with_sqlite_vec(tmp_path):
         assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], abs=1e-5)
         assert {i for i, _ in vi.search(q, 10, "summary")} <= set(range(1201, 1301))
     assert vi.has("summary") and not VectorIndex(db, "entities").has("text")
-    queries, ks = list(random_units(rng, 5)), [10, 0, 3, 2000, 1]
-    for mine, q, k in zip(vi.search_many(queries, ks, "text"), queries, ks):  # one product for all
-        theirs = vi.search_in_store(q, k, "text")
+    queries, ks = random_units(rng, 5), [10, 0, 3, 2000, 1]  # one product for all
+    many = vi.search_many(queries, ks, "text")
+    with db.transaction():  # inside a write transaction each goes to sqlite-vec
+        in_store = vi.search_many(list(queries), ks, "text")
+    assert len(many) == len(in_store) == 5
+    for mine, theirs, k in zip(many, in_store, ks):
         assert [i for i, _ in mine] == [i for i, _ in theirs] and len(mine) == min(k, 1200)
         assert [s for _, s in mine] == pytest.approx([s for _, s in theirs], abs=1e-5)
+    assert vi.search_many([], [], "text") == [] and vi.search_many(queries[:2], [0, 0], "text") == [[], []]
+    with pytest.raises(ValueError):
+        vi.search_many(queries, [10], "text")
 
 
 def test_the_copy_follows_what_another_connection_commits(tmp_path):

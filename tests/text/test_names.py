@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
-from k2desk.text.names import normalize_name, words_within
+from k2desk.text.names import _mapped, normalize_name, words_within
 
 
 @pytest.mark.parametrize("name, key", [
@@ -41,3 +43,20 @@ def test_the_three_paths_agree_on_every_ascii_character():
 def test_every_word_of_the_key_is_within_the_folded_text(text):
     within = words_within(text)
     assert all(word in within for word in normalize_name(text).split())
+
+
+def test_every_character_keys_as_classified_one_by_one():
+    """The fast paths against the definition, for every character of the Basic Multilingual
+    Plane in runs of 64 between ASCII letters: decompose, map each character by ``_mapped``
+    (dropped, a space, or kept), fold the case, collapse the spaces."""
+    def by_definition(text: str) -> str:
+        mapped = "".join(_mapped(ch) or "" for ch in unicodedata.normalize("NFKD", text))
+        key = " ".join(mapped.casefold().split())
+        return key[4:] if key.startswith("the ") else key
+
+    for start in range(0x80, 0x10000, 64):
+        text = "the x" + "a".join(chr(c) for c in range(start, start + 64)) + "'s Q"
+        key = normalize_name(text)
+        assert key == by_definition(text), hex(start)
+        within = words_within(text)
+        assert all(word in within for word in key.split()), hex(start)
