@@ -28,13 +28,14 @@ def normalize_name(name: str) -> str:
     but for a few quotes, dashes and accents, which are mapped one by one first (``str.translate``
     with a dict costs 16 ns per character)."""
     text = name or ""
-    if not text.isascii():
-        text, folded = _decomposed(text)
+    if text.isascii():
+        key = " ".join(_ascii_folded(text).split())
+    else:
+        decomposed, folded = _decomposed(text)
         if folded is None:  # a letter that stays non-ASCII ("ß", "я")
-            key = " ".join(text.translate(_TRANSLATION).casefold().split())
-            return key[4:] if key.startswith("the ") else key
-        text = folded
-    key = " ".join(text.encode("ascii").translate(_ASCII_MAP, _ASCII_DROPPED).decode("ascii").lower().split())
+            key = " ".join(decomposed.translate(_TRANSLATION).casefold().split())
+        else:
+            key = " ".join(_ascii_folded(folded).split())
     return key[4:] if key.startswith("the ") else key
 
 
@@ -46,9 +47,13 @@ def words_within(text: str) -> str:
         decomposed, text = _decomposed(text)
         if text is None:  # mapped as ``normalize_name`` maps it: its words are there too
             return decomposed.translate(_TRANSLATION).casefold()
-    for ch in _ASCII_DROPPED_CHARS:
-        text = text.replace(ch, "")
-    return text.casefold()
+    return _ascii_folded(text, keep_punctuation=True)
+
+
+def _ascii_folded(text: str, keep_punctuation: bool = False) -> str:
+    """ASCII ``text`` through the byte table: apostrophes dropped, lowercased, and (unless
+    ``keep_punctuation``) punctuation, symbols and control characters made spaces."""
+    return text.encode("ascii").translate(None if keep_punctuation else _ASCII_MAP, _ASCII_DROPPED).decode("ascii").lower()
 
 
 def _decomposed(text: str) -> tuple[str, str | None]:
@@ -87,7 +92,6 @@ _CLASSIFIED: set[str] = {chr(c) for c in range(128)}  # characters whose mapping
 _KEPT: set[str] = set()  # the non-ASCII ones among them that are kept as they are (letters)
 _TRANSLATION: dict[int, str | None] = {c: _mapped(chr(c)) for c in range(128) if _mapped(chr(c)) != chr(c)}  # absent: kept
 _ASCII_DROPPED = bytes(c for c in range(128) if _mapped(chr(c)) is None)
-_ASCII_DROPPED_CHARS = _ASCII_DROPPED.decode("ascii")
 _ASCII_MAP = bytes.maketrans(bytes(range(128)), bytes(ord(_mapped(chr(c)) or chr(c)) for c in range(128)))
 
 
