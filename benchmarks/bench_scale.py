@@ -5,6 +5,7 @@ as one collection grows to ~100,000 chunks (10k → 30k → 100k), in one resuma
     .venv/bin/python benchmarks/bench_scale.py measure --work DIR [--profile naive] [--label NAME] [--queries 120]
     .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR [--profile naive] [--milestone 100000]
+    .venv/bin/python benchmarks/bench_scale.py gui     --work DIR --documents 8000
     .venv/bin/python benchmarks/bench_scale.py report  --work DIR
 
 The corpus is generated (``DIR/corpus/``, seeded): news-length documents (~2,700 tokens) made of
@@ -27,7 +28,9 @@ collections:
 
 ``answer`` asks one hybrid question with the default model in a fresh process and prints its
 peak RSS; ``gui`` opens the desktop app (offscreen) on a copy and times it until every document
-is listed. Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
+is listed (``--documents N``: on a generated collection of N document rows instead, written
+through the store as ``tests/gui/test_large_collection.py`` writes them: the list reads only
+documents and their stages). Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
 interrupted run resumes and a later session adds to it; ``report`` prints the growth tables.
 Figures are from one run on a shared machine: compare within a run.
 """
@@ -370,7 +373,10 @@ def gui(args: argparse.Namespace) -> None:
 
     from k2desk.gui.main_window import MainWindow
 
-    home = copy_to_home(args.work / f"{args.profile}-{args.milestone}.k2db", args.work / "gui")
+    if args.documents:
+        home = document_rows(args.work / "gui", args.documents)
+    else:
+        home = copy_to_home(args.work / f"{args.profile}-{args.milestone}.k2db", args.work / "gui")
     app = QApplication.instance() or QApplication([])
     t0 = time.perf_counter()
     win = MainWindow(Settings(home=home, threads=2, build_profile=args.profile))
@@ -384,14 +390,34 @@ def gui(args: argparse.Namespace) -> None:
     row["sort_s"] = round(time.perf_counter() - t0, 3)
     win.close()
     shutil.rmtree(home)
-    Results(args.work / "results.json").put(row, args.profile, str(args.milestone), "gui")
+    keys = ("documents", str(args.documents)) if args.documents else (args.profile, str(args.milestone))
+    Results(args.work / "results.json").put(row, *keys, "gui")
     print(json.dumps(row))
+
+
+def document_rows(home: Path, n: int) -> Path:
+    """A fresh home whose collection "m" holds ``n`` documents in 8 folders: 1 % failed, a quarter
+    only searchable, the rest done."""
+    if home.exists():
+        shutil.rmtree(home)
+    with Engine(Settings(home=home, threads=2), "m") as engine, engine.db.transaction():
+        for i in range(n):
+            status = "failed" if i % 100 == 0 else "pending" if i % 4 == 0 else "done"
+            doc_id = engine.docs.upsert(f"/archive/{i // 1000:02d}/note-{i:05d}.txt", f"Note {i}", "txt", {}, f"h{i}",
+                                        f"text {i}", status=status, error="unreadable" if status == "failed" else None)
+            if status != "failed":
+                engine.docs.mark_stage(doc_id, "text", f"h{i}")
+    return home
 
 
 # -- report -------------------------------------------------------------------------------------
 def report(args: argparse.Namespace) -> None:
     data = Results(args.work / "results.json").data
     for profile, node in sorted(data.items()):
+        if profile == "documents":  # gui --documents N
+            for n, row in sorted(node.items(), key=lambda kv: int(kv[0])):
+                print(f"\napp on {int(n):,} generated documents: {row['gui']}")
+            continue
         batches = node.get("batches", {})
         print(f"\n## {profile}: index throughput by collection size")
         print("| chunks before | batch | chunks/s | s per stage |")
@@ -434,6 +460,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=120)
     ap.add_argument("--label", default="now")
     ap.add_argument("--method", default="hybrid", help="answer: the method asked")
+    ap.add_argument("--documents", type=int, default=0, help="gui: a generated collection of this many document rows")
     args = ap.parse_args()
     {"build": build, "measure": measure, "answer": answer, "gui": gui, "report": report}[args.command](args)
 
