@@ -6,6 +6,7 @@ as one collection grows to ~100,000 chunks (10k → 30k → 100k), in one resuma
     .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR [--profile naive] [--milestone 100000]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR --documents 8000
+    .venv/bin/python benchmarks/bench_scale.py first   --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py report  --work DIR
 
 The corpus is generated (``DIR/corpus/``, seeded): news-length documents (~2,700 tokens) made of
@@ -30,7 +31,9 @@ collections:
 peak RSS; ``gui`` opens the desktop app (offscreen) on a copy and times it until every document
 is listed (``--documents N``: on a generated collection of N document rows instead, written
 through the store as ``tests/gui/test_large_collection.py`` writes them: the list reads only
-documents and their stages). Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
+documents and their stages); ``first`` times a process's first question's retrieval, cold
+against after ``Engine.warm`` (what the app does in the background when a collection opens),
+each in fresh processes, alternating. Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
 interrupted run resumes and a later session adds to it; ``report`` prints the growth tables.
 Figures are from one run on a shared machine: compare within a run.
 """
@@ -363,6 +366,45 @@ def answer(args: argparse.Namespace) -> None:
     print(json.dumps(row))
 
 
+# -- first question -----------------------------------------------------------------------
+FIRST = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from k2desk.config import Settings
+from k2desk.engine import Engine
+from k2desk.methods.retrieval import Retriever
+t0 = time.perf_counter()
+with Engine(Settings(home={home!r}, threads=2, build_profile={profile!r}), "m") as engine:
+    warm = 0.0
+    if {warmed!r}:
+        engine.warm({method!r})
+        warm = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    Retriever(engine.db, engine.embedder, "text").search({question!r}, k=10, lam=0.8)
+    print(json.dumps({{"warm_s": round(warm, 3), "first_hybrid_ms": round((time.perf_counter() - t1) * 1000, 1)}}))
+"""
+
+
+def first(args: argparse.Namespace) -> None:
+    """A fresh process's first hybrid retrieval (embedder loaded, vectors and statistics read on
+    the way), cold and after ``Engine.warm`` (``--method``), three fresh processes each,
+    alternating; the medians."""
+    home = copy_to_home(args.work / f"{args.profile}-{args.milestone}.k2db", args.work / "first")
+    question = load_queries(1)[0]["query"]
+    runs: dict[str, list[dict]] = {"cold": [], "warmed": []}
+    for _ in range(3):
+        for mode in runs:
+            code = FIRST.format(root=str(ROOT), home=str(home), profile=args.profile, warmed=mode == "warmed",
+                                method=args.method, question=question)
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+            runs[mode].append(json.loads(out.strip().splitlines()[-1]))
+    shutil.rmtree(home)
+    row = {mode: {k: statistics.median(r[k] for r in rows) for k in rows[0]} for mode, rows in runs.items()}
+    row["method"] = args.method
+    Results(args.work / "results.json").put(row, args.profile, str(args.milestone), "first")
+    print(json.dumps(row))
+
+
 # -- gui ----------------------------------------------------------------------------------------
 def gui(args: argparse.Namespace) -> None:
     """Seconds from opening the main window on a copy of the collection to its full document list."""
@@ -428,7 +470,7 @@ def report(args: argparse.Namespace) -> None:
             print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
             before = row["chunks_after"]
         milestones = sorted((int(k) for k in node if k.isdigit()))
-        extras = ("answer", "answer k2rag", "gui")
+        extras = ("answer", "answer k2rag", "gui", "first")
         labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in extras})
         for label in labels:
             rows = [node[str(m)][label] for m in milestones if node[str(m)].get(label)]
@@ -451,7 +493,7 @@ def report(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=("build", "measure", "answer", "gui", "report"))
+    ap.add_argument("command", choices=("build", "measure", "answer", "gui", "first", "report"))
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--profile", default="naive")
     ap.add_argument("--milestones", default="10000,30000,100000")
@@ -459,10 +501,10 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=9000)
     ap.add_argument("--queries", type=int, default=120)
     ap.add_argument("--label", default="now")
-    ap.add_argument("--method", default="hybrid", help="answer: the method asked")
+    ap.add_argument("--method", default="hybrid", help="answer: the method asked; first: the method warmed for")
     ap.add_argument("--documents", type=int, default=0, help="gui: a generated collection of this many document rows")
     args = ap.parse_args()
-    {"build": build, "measure": measure, "answer": answer, "gui": gui, "report": report}[args.command](args)
+    {"build": build, "measure": measure, "answer": answer, "gui": gui, "first": first, "report": report}[args.command](args)
 
 
 if __name__ == "__main__":

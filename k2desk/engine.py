@@ -18,8 +18,8 @@ from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
 from k2desk.methods.base import Answer, Method
-from k2desk.methods.context import MethodContext
-from k2desk.methods.registry import GRAPH, SUMMARY_GRAPH, method_spec
+from k2desk.methods.context import MethodContext, graph_source
+from k2desk.methods.registry import GRAPH, SUMMARIES, SUMMARY_GRAPH, TEXT, method_spec
 from k2desk.progress import CancelToken, Progress
 from k2desk.runtime.device import graph_extractor, summarizer_backend
 from k2desk.runtime.embedder import Embedder
@@ -30,6 +30,8 @@ from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphSource, GraphStore
 from k2desk.store.history import HistoryStore
+from k2desk.store.sparse import SparseIndex
+from k2desk.store.vectors import VectorIndex
 
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
                "graph_text": "the graph covers"}
@@ -235,6 +237,36 @@ class Engine:
         """Documents a question can find (their passages or summaries are indexed)."""
         built = self.docs.stage_counts()
         return max(built.get("text", 0), built.get("summary_index", 0))
+
+    def warm(self, method: str = "k2rag", cancel: Optional[CancelToken] = None) -> list[str]:
+        """Read now what ``method``'s first question would read before it could answer: the
+        embedder, and the in-process copies of the vectors and sparse statistics of what the
+        method reads (the first question of a process pays ~2 s for them at 100,000 chunks, the
+        later ones nothing). The app calls this in the background when a collection opens and
+        after an index run. Returns what was read ("chunks/text", "sparse/text", ...)."""
+        spec = method_spec(method)
+        sources = {TEXT: [("chunks", "text"), ("sparse", "text")],
+                   SUMMARIES: [("chunks", "summary"), ("sparse", "summary")],
+                   SUMMARY_GRAPH: [("entities", "summary"), ("relations", "summary")]}
+        graph = graph_source(self.db)
+        sources[GRAPH] = [("entities", graph), ("relations", graph)]
+        wanted = list(dict.fromkeys(item for stage in spec.reads for item in sources.get(stage, [])))
+        read: list[str] = []
+        if not self.searchable():
+            return read
+        self.embedder.embed(["warm"])  # the model loads and its first run allocates
+        for kind, source in wanted:
+            if cancel is not None:
+                cancel.check()
+            if kind == "sparse":
+                index = SparseIndex(self.db, source)
+                if not index.size():
+                    continue
+                index.statistics()
+            elif not VectorIndex(self.db, kind).load(source):
+                continue
+            read.append(f"{kind}/{source}")
+        return read
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None,

@@ -235,3 +235,45 @@ def test_the_claim_checker_is_the_larger_model_only_when_prepared_and_the_defaul
     assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, llm=TEST_LLM)) == TEST_LLM  # the user's model
     assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, check_llm="")) == DEFAULT_LLM
     assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, check_llm="/m/judge.gguf")) == "/m/judge.gguf"
+
+
+def _reads(monkeypatch) -> list[str]:
+    """What the stores read into the process from now on (vector tables, sparse statistics)."""
+    from k2desk.store import sparse, vectors
+
+    reads: list[str] = []
+    blocks, of = vectors._blocks, sparse.Statistics.of
+    monkeypatch.setattr(vectors, "_blocks", lambda db, sql, params, *a: reads.append(f"{sql.split()[4]}/{params[0]}")
+                        or blocks(db, sql, params, *a))
+    monkeypatch.setattr(sparse.Statistics, "of", classmethod(lambda cls, *a: reads.append("statistics") or of(*a)))
+    return reads
+
+
+def test_warm_reads_what_the_methods_first_question_would_and_the_question_reads_nothing_more(engine, folder, monkeypatch):
+    from k2desk.errors import Cancelled
+
+    assert engine.warm("hybrid") == []  # nothing searchable yet
+    engine.index([folder])
+    reads = _reads(monkeypatch)
+    cancelled = CancelToken()
+    cancelled.cancel()
+    with pytest.raises(Cancelled):
+        engine.warm("hybrid", cancelled)
+    assert reads == []
+    assert engine.warm("k2rag") == ["chunks/text", "sparse/text"]  # the naive profile: no summaries, no graph
+    assert reads == ["vec_chunks/text", "statistics"]
+    answer = engine.ask("When was the Harwick Point lighthouse built?", method="hybrid")
+    assert Path(answer.sources[0].document).name == "lighthouse.txt"
+    assert reads == ["vec_chunks/text", "statistics"]  # the question found both in memory
+    assert engine.warm("hybrid") == ["chunks/text", "sparse/text"] and len(reads) == 2
+
+
+def test_warm_reads_each_methods_stores_on_a_collection_with_summaries_and_a_graph(tmp_path, models_dir, folder):
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, gpu_layers=0)
+    with Engine(settings, "full") as engine:
+        engine.index([folder])
+        assert engine.warm("hybrid") == ["chunks/text", "sparse/text"]
+        assert engine.warm("k2rag-paper") == ["chunks/summary", "sparse/summary", "entities/summary", "relations/summary"]
+        assert engine.warm("kg") == ["entities/summary", "relations/summary"]  # the summaries' graph: no raw-text one
+        with pytest.raises(UsageError, match="unknown method"):
+            engine.warm("nonsense")
