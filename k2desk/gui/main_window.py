@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
@@ -27,7 +27,7 @@ from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, document_detail, first_line
+from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.registry import METHOD_NAMES
 from k2desk.store.history import HistoryStore
@@ -35,6 +35,7 @@ from k2desk.types import Answer
 
 DEFAULT_METHOD = "k2rag"
 FALLBACK_METHOD = "hybrid"
+WARM_DELAY_MS = 400  # the window paints and lists its documents before the index is read in the background
 
 
 class MainWindow(QMainWindow):
@@ -46,6 +47,11 @@ class MainWindow(QMainWindow):
         self.index_job: Optional[Job] = None
         self.index_collection: Optional[str] = None
         self.ask_job: Optional[Job] = None
+        self.warm_job: Optional[Job] = None  # reads what the first question would (WarmWorker)
+        self.warm_timer = QTimer(self)
+        self.warm_timer.setSingleShot(True)
+        self.warm_timer.setInterval(WARM_DELAY_MS)
+        self.warm_timer.timeout.connect(self._warm)
         self.queue: list[tuple[str, list[str], list[str]]] = []  # (collection, paths, removed paths)
         self.retired: list[Job] = []  # ended jobs, kept until their queued signals are delivered
         self.extra_rows: dict[str, dict[str, tuple[str, str]]] = {}  # per collection: rows not in the DB (skipped files)
@@ -58,7 +64,7 @@ class MainWindow(QMainWindow):
 
         self.watcher = FolderWatcher(ignore=[settings.home])
         self.watcher.changed.connect(self.on_watched_change)
-        self.collections = CollectionsPanel(settings, busy=self._busy)
+        self.collections = CollectionsPanel(settings, busy=self._in_use)
         self.collections.selected.connect(self.set_collection)
         self.collections.changed.connect(self._refresh_collection)
         self.collections.changed.connect(self.sync_watches)
@@ -73,6 +79,7 @@ class MainWindow(QMainWindow):
         self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
+        self.ask_panel.method.currentIndexChanged.connect(lambda _i: self.warm_timer.start())
         self.compare_panel = ComparePanel(METHOD_NAMES)
         self.compare_panel.compare_requested.connect(self.compare)
         self.compare_panel.stop_requested.connect(self.stop_asking)
@@ -162,6 +169,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.reset_availability()
         self.index_panel.set_watched(self.watcher.watched(name))
         self._refresh_collection()
+        self.warm_timer.start()
 
     def _refresh_collection(self) -> None:
         if self.collection not in self.settings.list_collections():
@@ -195,6 +203,13 @@ class MainWindow(QMainWindow):
         self.status.setText(f"{self.collection or 'no collection'} · {docs} document{'s' if docs != 1 else ''}: "
                             f"{table.searchable()} searchable, {c.get('done', 0)} fully indexed, {c.get('failed', 0)} failed"
                             f" · model {Path(str(self.settings.llm)).name}")
+
+    def _in_use(self, name: str) -> bool:
+        """Whether a rename or delete of collection ``name`` must wait: it is indexed or queried.
+        A background read of its index (WarmWorker) only fills caches: it is stopped instead."""
+        if self.warm_job is not None and self.warm_job.worker.collection == name:
+            self.warm_job.stop()
+        return self._busy(name)
 
     def _busy(self, name: str) -> bool:
         return (self.index_job is not None and self.index_collection == name) or \
@@ -297,6 +312,27 @@ class MainWindow(QMainWindow):
             self._refresh_collection()
         if self.queue:
             self._start_index(*self.queue.pop(0))
+        else:
+            self.warm_timer.start()
+
+    @Slot()
+    def _warm(self) -> None:
+        """Read in the background what the Ask tab's method reads before it can answer (at
+        100,000 chunks ~2 s the first question would otherwise pay), while no indexing or
+        question runs on the collection; one such job at a time."""
+        if self.collection is None or self._busy(self.collection):
+            return
+        if self.warm_job is not None:
+            self.warm_timer.start()  # again once this one has ended (another collection or method)
+            return
+        self.warm_job = Job(WarmWorker(self.settings, self.collection, self.ask_panel.current_method()))
+        self.warm_job.thread.finished.connect(self._on_warm_thread_done)
+        self.warm_job.start()
+
+    @Slot()
+    def _on_warm_thread_done(self) -> None:
+        self._retire(self.warm_job)
+        self.warm_job = None
 
     def remove_document(self, key: str) -> None:
         if self._busy(self.collection or ""):
@@ -510,7 +546,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.queue.clear()
         self.watcher.stop()
-        for job in (self.ask_job, self.index_job, *self.retired):
+        self.warm_timer.stop()
+        for job in (self.warm_job, self.ask_job, self.index_job, *self.retired):
             if job is not None and not job.stop(15_000):  # cancel acts between units of work
                 self.statusBar().showMessage("waiting for the current step to finish…")
                 job.thread.wait()  # a QThread destroyed while running aborts the process

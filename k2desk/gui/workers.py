@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Optional, Sequence
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from k2desk.config import Settings
 from k2desk.errors import Cancelled, K2Error, UsageError
@@ -202,16 +202,54 @@ class CompareWorker(QObject):
             self.done.emit()
 
 
+class WarmWorker(QObject):
+    """Read in the background what ``method``'s first question would read before it could answer
+    (``Engine.warm``: the embedder, the vectors' in-process copies, the sparse statistics), so
+    the first question of a session is as quick as the next. Quiet: a failure here is the
+    question's to report."""
+
+    finished = Signal(str, list)  # collection, what was read ("chunks/text", ...)
+    done = Signal()
+
+    def __init__(self, settings: Settings, collection: str, method: str) -> None:
+        super().__init__()
+        self.settings = settings
+        self.collection = collection
+        self.method = method
+        self.cancel_token = CancelToken()
+
+    def cancel(self) -> None:
+        self.cancel_token.cancel()
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.engine import Engine
+
+        try:
+            with Engine(self.settings, self.collection) as engine:
+                read = engine.warm(self.method, self.cancel_token)
+            self.finished.emit(self.collection, read)
+        except (Cancelled, K2Error):
+            pass
+        except Exception as exc:  # noqa: BLE001 - a worker must never take the app down
+            _unexpected(exc)
+        finally:
+            self.done.emit()
+
+
 class Job:
     """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
 
-    def __init__(self, worker: IndexWorker | AskWorker | CompareWorker) -> None:
+    def __init__(self, worker: IndexWorker | AskWorker | CompareWorker | WarmWorker) -> None:
         self.worker = worker
         self.thread = QThread()
         self.thread.setObjectName(type(worker).__name__)
         worker.moveToThread(self.thread)
         self.thread.started.connect(worker.run)
-        worker.done.connect(self.thread.quit)
+        # Direct: the worker's thread ends its own event loop (QThread.quit is thread-safe). Queued to
+        # the QThread object's (GUI) thread, the quit waited for the GUI's event loop, so ``stop``,
+        # which blocks that loop, always ran out its time and the window's close then hung.
+        worker.done.connect(self.thread.quit, Qt.ConnectionType.DirectConnection)
 
     def start(self) -> "Job":
         self.thread.start()

@@ -80,6 +80,37 @@ def test_drop_folder_indexes_to_100_percent_and_failed_files_show_without_dialog
     assert "6 added" in window.index_panel.state.text() and "3 failed" in window.index_panel.state.text()
 
 
+def test_the_index_is_read_in_the_background_once_indexing_has_ended(qtbot, window, folder, monkeypatch):
+    """The first question of a session finds the vectors and statistics in memory: the window reads
+    them (WarmWorker) when a collection opens, after an index run and when the method changes,
+    never beside an indexing run."""
+    import k2desk.gui.main_window as main_window
+
+    started, read = [], []
+
+    class Recorded(main_window.WarmWorker):
+        def __init__(self, *args) -> None:
+            super().__init__(*args)
+            started.append((self.method, window.index_job is not None))
+            self.finished.connect(lambda collection, items: read.append((collection, items)))
+
+    monkeypatch.setattr(main_window, "WarmWorker", Recorded)
+
+    def settled(runs: int) -> bool:
+        return len(read) >= runs and window.warm_job is None and not window.warm_timer.isActive()
+
+    drop(window.index_panel.drop_zone, [folder])
+    wait_index(qtbot, window)
+    qtbot.waitUntil(lambda: settled(1) and bool(read[-1][1]), timeout=WAIT_MS)
+    assert read[-1] == ("default", ["chunks/text", "sparse/text"])
+    assert not any(during_indexing for _, during_indexing in started)
+    runs = len(read)
+    panel = window.ask_panel
+    panel.method.setCurrentIndex(panel.method.findData("keyword"))
+    qtbot.waitUntil(lambda: settled(runs + 1), timeout=WAIT_MS)
+    assert started[-1] == ("keyword", False) and read[-1] == ("default", ["chunks/text", "sparse/text"])
+
+
 def test_every_row_of_the_document_list_is_one_document_in_any_sort_order(qtbot, window, folder, settings):
     drop(window.index_panel.drop_zone, [folder])
     wait_index(qtbot, window)
@@ -275,6 +306,21 @@ def test_collections_create_rename_delete(window, settings):
     assert window.collection == "archive" and not settings.collection_path("work notes").exists()
     window.collections.delete("archive")
     assert settings.list_collections() == ["default"] and window.collection == "default"
+
+
+def test_a_background_read_of_the_index_is_stopped_for_a_rename_or_delete(qtbot, window, settings, monkeypatch):
+    def slow_warm(engine, method, cancel):  # a read that lasts until it is cancelled
+        cancel.wait(60)
+        cancel.check()
+
+    monkeypatch.setattr(Engine, "warm", slow_warm)
+    window.collections.create("work notes")
+    window._warm()
+    job = window.warm_job
+    assert job is not None and job.running and job.worker.collection == "work notes"
+    window.collections.rename("work notes", "archive")  # not refused: the read is stopped first
+    assert not job.running and window.collection == "archive" and window.errors.shown == 0
+    qtbot.waitUntil(lambda: window.warm_job is None, timeout=WAIT_MS)
 
 
 def test_graph_view_draws_entities_and_exports_graphml(window, tmp_path):

@@ -1,0 +1,26 @@
+"""Workers on their QThreads: a stopped job ends without the GUI's event loop turning."""
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from k2desk.engine import Engine  # noqa: E402
+from k2desk.gui.workers import Job, WarmWorker  # noqa: E402
+
+pytestmark = pytest.mark.gui
+
+
+def test_stop_ends_a_running_job_while_the_gui_thread_waits(qtbot, settings, monkeypatch):
+    started = []
+
+    def slow_warm(engine, method, cancel):  # runs until it is cancelled
+        started.append(method)
+        cancel.wait(60)
+        cancel.check()
+
+    monkeypatch.setattr(Engine, "warm", slow_warm)
+    job = Job(WarmWorker(settings, "default", "hybrid")).start()
+    qtbot.waitUntil(lambda: started == ["hybrid"], timeout=10_000)
+    # the GUI thread blocks in stop(): the worker's thread must end its own event loop
+    assert job.stop(wait_ms=10_000) and not job.running
