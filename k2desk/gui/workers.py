@@ -31,7 +31,23 @@ def _unexpected(exc: BaseException) -> str:
     return f"unexpected error ({type(exc).__name__}): {exc}"
 
 
-class IndexWorker(QObject):
+class Worker(QObject):
+    """What every worker has: the settings, its collection, and a cancel token its ``run`` checks
+    between units of work."""
+
+    done = Signal()  # always last: the thread may stop
+
+    def __init__(self, settings: Settings, collection: str) -> None:
+        super().__init__()
+        self.settings = settings
+        self.collection = collection
+        self.cancel_token = CancelToken()
+
+    def cancel(self) -> None:  # thread-safe: called from the GUI thread
+        self.cancel_token.cancel()
+
+
+class IndexWorker(Worker):
     """Index ``paths`` into ``collection`` (no paths: resume what a previous run left unfinished)."""
 
     progress = Signal(str, int, int)  # stage, done, total
@@ -39,21 +55,14 @@ class IndexWorker(QObject):
     document_removed = Signal(str)  # document key (its file or folder was deleted)
     finished = Signal(object)  # IndexReport (report.cancelled tells a cancelled run)
     failed = Signal(str)  # one readable line
-    done = Signal()  # always last: the thread may stop
 
     def __init__(self, settings: Settings, collection: str, paths: Sequence[str | Path] = (),
                  removed: Sequence[str | Path] = ()) -> None:
-        super().__init__()
-        self.settings = settings
-        self.collection = collection
+        super().__init__(settings, collection)
         self.paths = [Path(p) for p in paths]
         self.removed = [str(p) for p in removed]  # deleted files or folders: their documents go
-        self.cancel_token = CancelToken()
         self._known: dict[str, tuple[str, str]] = {}
         self._last_poll = 0.0
-
-    def cancel(self) -> None:  # thread-safe: called from the GUI thread
-        self.cancel_token.cancel()
 
     @Slot()
     def run(self) -> None:
@@ -107,25 +116,18 @@ class IndexWorker(QObject):
                 self.document_status.emit(d.key, d.status, detail)
 
 
-class AskWorker(QObject):
+class AskWorker(Worker):
     """Answer one question; the answer's tokens are streamed through ``token``."""
 
     token = Signal(str)
     progress = Signal(str, int, int)
     finished = Signal(object)  # Answer
     failed = Signal(str, str)  # message, kind: "usage" | "cancelled" | "error"
-    done = Signal()
 
     def __init__(self, settings: Settings, collection: str, question: str, method: str) -> None:
-        super().__init__()
-        self.settings = settings
-        self.collection = collection
+        super().__init__(settings, collection)
         self.question = question
         self.method = method
-        self.cancel_token = CancelToken()
-
-    def cancel(self) -> None:
-        self.cancel_token.cancel()
 
     @Slot()
     def run(self) -> None:
@@ -150,25 +152,18 @@ class AskWorker(QObject):
             self.done.emit()
 
 
-class CompareWorker(QObject):
+class CompareWorker(Worker):
     """Answer one question with each of ``methods`` in turn, on one engine (one LLM job at a time)."""
 
     started_method = Signal(int, str)  # position, method
     answered = Signal(int, object)  # position, Answer
     method_failed = Signal(int, str)  # position, one readable line
     finished = Signal(str)  # a one-line summary
-    done = Signal()
 
     def __init__(self, settings: Settings, collection: str, question: str, methods: Sequence[str]) -> None:
-        super().__init__()
-        self.settings = settings
-        self.collection = collection
+        super().__init__(settings, collection)
         self.question = question
         self.methods = list(methods)
-        self.cancel_token = CancelToken()
-
-    def cancel(self) -> None:
-        self.cancel_token.cancel()
 
     @Slot()
     def run(self) -> None:
@@ -202,24 +197,17 @@ class CompareWorker(QObject):
             self.done.emit()
 
 
-class WarmWorker(QObject):
+class WarmWorker(Worker):
     """Read in the background what ``method``'s first question would read before it could answer
     (``Engine.warm``: the embedder, the vectors' in-process copies, the sparse statistics), so
     the first question of a session is as quick as the next. Quiet: a failure here is the
     question's to report."""
 
     finished = Signal(str, list)  # collection, what was read ("chunks/text", ...)
-    done = Signal()
 
     def __init__(self, settings: Settings, collection: str, method: str) -> None:
-        super().__init__()
-        self.settings = settings
-        self.collection = collection
+        super().__init__(settings, collection)
         self.method = method
-        self.cancel_token = CancelToken()
-
-    def cancel(self) -> None:
-        self.cancel_token.cancel()
 
     @Slot()
     def run(self) -> None:
@@ -240,7 +228,7 @@ class WarmWorker(QObject):
 class Job:
     """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
 
-    def __init__(self, worker: IndexWorker | AskWorker | CompareWorker | WarmWorker) -> None:
+    def __init__(self, worker: Worker) -> None:
         self.worker = worker
         self.thread = QThread()
         self.thread.setObjectName(type(worker).__name__)
