@@ -6,6 +6,7 @@ as one collection grows to ~100,000 chunks (10k → 30k → 100k), in one resuma
     .venv/bin/python benchmarks/bench_scale.py answer  --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR [--profile naive] [--milestone 100000]
     .venv/bin/python benchmarks/bench_scale.py gui     --work DIR --documents 8000
+    .venv/bin/python benchmarks/bench_scale.py gui     --work DIR --milestone 100000 --ask [--no-warm] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py first   --work DIR [--profile naive] [--milestone 100000] [--method hybrid]
     .venv/bin/python benchmarks/bench_scale.py report  --work DIR
 
@@ -70,6 +71,7 @@ OUTLETS = ["The Harbour Ledger", "Northline Post", "Civic Wire", "Valley Courier
            "Market Signal", "The Evening Standard-Bearer", "Coastal Times", "Science Brief"]
 SYLLABLES = ["ka", "lo", "ve", "tan", "mi", "ros", "el", "dar", "qui", "nor", "sa", "bel", "tor", "ani", "ur", "pe",
              "gan", "sil", "ov", "mar", "len", "tho", "za", "rik", "fen", "mo", "hal", "ist", "ora", "wen"]
+QUESTION = "Who is the individual facing a criminal trial on fraud and conspiracy charges?"  # answer, gui --ask
 METHODS = {"semantic": 1.0, "keyword": 0.0, "hybrid": 0.8, "evidence": None}
 
 
@@ -355,7 +357,7 @@ def answer(args: argparse.Namespace) -> None:
         "home = Path(tempfile.mkdtemp()); (home / 'collections').mkdir()\n"
         f"shutil.copyfile({str(snap)!r}, home / 'collections' / 'm.k2db')\n"
         f"with Engine(Settings(home=home, threads=2, build_profile={args.profile!r}), 'm') as e:\n"
-        f"    a = e.ask('Who is the individual facing a criminal trial on fraud and conspiracy charges?', method={args.method!r})\n"
+        f"    a = e.ask({QUESTION!r}, method={args.method!r})\n"
         "print(json.dumps({'answer': a.answer, 'seconds': round(a.timings.get('total', 0), 1),"
         " 'peak_rss_mb': round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))\n"
         "shutil.rmtree(home)\n")
@@ -430,11 +432,36 @@ def gui(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     table.sortByColumn(1, table.header().sortIndicatorOrder())
     row["sort_s"] = round(time.perf_counter() - t0, 3)
+    if args.ask:
+        row.update(ask_in_window(app, win, args.method, args.no_warm))
     win.close()
     shutil.rmtree(home)
     keys = ("documents", str(args.documents)) if args.documents else (args.profile, str(args.milestone))
-    Results(args.work / "results.json").put(row, *keys, "gui")
+    Results(args.work / "results.json").put(row, *keys, "gui" if not args.ask else "gui ask" + (" cold" if args.no_warm else ""))
     print(json.dumps(row))
+
+
+def ask_in_window(app, win, method: str, no_warm: bool) -> dict:
+    """The window's first question (``QUESTION`` with ``method``), asked once its background read
+    of the index has ended (``no_warm``: the read never starts, the question pays for it): the
+    answer's seconds, its retrieval's, and the process's peak RSS."""
+    def settle(done) -> float:
+        t0 = time.perf_counter()
+        while not done():
+            app.processEvents()
+            time.sleep(0.01)
+        return time.perf_counter() - t0
+
+    if no_warm:
+        win.warm_timer.stop()
+    warm_s = settle(lambda: win.warm_job is None and not win.warm_timer.isActive())
+    win.ask(QUESTION, method)
+    settle(lambda: win.ask_job is None)
+    answer = win.last_answer
+    return {"warmed": not no_warm, "warm_wait_s": round(warm_s, 2), "method": method, "answer": answer.answer if answer else None,
+            "answer_s": round(answer.timings.get("total", 0), 2) if answer else None,
+            "retrieve_s": round(answer.timings.get("retrieve", 0), 3) if answer else None,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
 
 
 def document_rows(home: Path, n: int) -> Path:
@@ -470,7 +497,7 @@ def report(args: argparse.Namespace) -> None:
             print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
             before = row["chunks_after"]
         milestones = sorted((int(k) for k in node if k.isdigit()))
-        extras = ("answer", "answer k2rag", "gui", "first")
+        extras = ("answer", "answer k2rag", "gui", "gui ask", "gui ask cold", "first")
         labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in extras})
         for label in labels:
             rows = [node[str(m)][label] for m in milestones if node[str(m)].get(label)]
@@ -502,6 +529,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=120)
     ap.add_argument("--label", default="now")
     ap.add_argument("--method", default="hybrid", help="answer: the method asked; first: the method warmed for")
+    ap.add_argument("--ask", action="store_true", help="gui: then ask QUESTION in the window (--method), peak RSS")
+    ap.add_argument("--no-warm", action="store_true", help="gui --ask: without the window's background read of the index")
     ap.add_argument("--documents", type=int, default=0, help="gui: a generated collection of this many document rows")
     args = ap.parse_args()
     {"build": build, "measure": measure, "answer": answer, "gui": gui, "first": first, "report": report}[args.command](args)
