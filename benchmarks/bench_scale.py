@@ -30,12 +30,12 @@ collections:
 
 ``answer`` asks one hybrid question with the default model in a fresh process and prints its
 peak RSS; ``gui`` opens the desktop app (offscreen) on a copy and times it until every document
-is listed (``--documents N``: on a generated collection of N document rows instead, written
-through the store as ``tests/gui/test_large_collection.py`` writes them: the list reads only
-documents and their stages); ``first`` times a process's first question's retrieval, cold
-against after ``Engine.warm`` (what the app does in the background when a collection opens),
-each in fresh processes, alternating. Every figure goes to ``DIR/results.json`` keyed by profile, milestone and label, so an
-interrupted run resumes and a later session adds to it; ``report`` prints the growth tables.
+is listed (``--documents N``: on a generated collection of N document rows instead,
+``fill_documents``, the rows ``tests/gui/test_large_collection.py`` asserts on); ``first`` times
+a process's first question's retrieval, cold against after ``Engine.warm`` (what the app does in
+the background when a collection opens), each in fresh processes, alternating. Every figure goes
+to ``DIR/results.json`` keyed by profile, milestone and label, so an interrupted run resumes and
+a later session adds to it; ``report`` prints the growth tables.
 Figures are from one run on a shared machine: compare within a run.
 """
 
@@ -465,18 +465,26 @@ def ask_in_window(app, win, method: str, no_warm: bool) -> dict:
 
 
 def document_rows(home: Path, n: int) -> Path:
-    """A fresh home whose collection "m" holds ``n`` documents in 8 folders: 1 % failed, a quarter
-    only searchable, the rest done."""
+    """A fresh home whose collection "m" holds ``n`` generated document rows (``fill_documents``)."""
     if home.exists():
         shutil.rmtree(home)
-    with Engine(Settings(home=home, threads=2), "m") as engine, engine.db.transaction():
+    with Engine(Settings(home=home, threads=2), "m") as engine:
+        fill_documents(engine, n)
+    return home
+
+
+def fill_documents(engine: Engine, n: int) -> None:
+    """``n`` document rows in folders of 1,000, through the store and in one transaction: 1 %
+    failed, a quarter only searchable (their text stage done), the rest done. No text is indexed:
+    the app's document list reads only documents and their stages. tests/gui/test_large_collection.py
+    asserts on the same rows."""
+    with engine.db.transaction():
         for i in range(n):
             status = "failed" if i % 100 == 0 else "pending" if i % 4 == 0 else "done"
             doc_id = engine.docs.upsert(f"/archive/{i // 1000:02d}/note-{i:05d}.txt", f"Note {i}", "txt", {}, f"h{i}",
                                         f"text {i}", status=status, error="unreadable" if status == "failed" else None)
             if status != "failed":
                 engine.docs.mark_stage(doc_id, "text", f"h{i}")
-    return home
 
 
 # -- report -------------------------------------------------------------------------------------

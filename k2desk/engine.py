@@ -245,22 +245,21 @@ class Engine:
         later ones nothing). The app calls this in the background when a collection opens and
         after an index run. Returns what was read ("chunks/text", "sparse/text", ...)."""
         spec = method_spec(method)
-        sources = {TEXT: [("chunks", "text"), ("sparse", "text")],
-                   SUMMARIES: [("chunks", "summary"), ("sparse", "summary")],
-                   SUMMARY_GRAPH: [("entities", "summary"), ("relations", "summary")]}
-        graph = graph_source(self.db)
-        sources[GRAPH] = [("entities", graph), ("relations", graph)]
-        wanted = list(dict.fromkeys(item for stage in spec.reads for item in sources.get(stage, [])))
         read: list[str] = []
         if not self.searchable():
             return read
+        graph = graph_source(self.db) if GRAPH in spec.reads else ""
+        sources = {TEXT: [("chunks", "text"), ("sparse", "text")],
+                   SUMMARIES: [("chunks", "summary"), ("sparse", "summary")],
+                   SUMMARY_GRAPH: [("entities", "summary"), ("relations", "summary")],
+                   GRAPH: [("entities", graph), ("relations", graph)]}
         self.embedder.embed(["warm"])  # the model loads and its first run allocates
-        for kind, source in wanted:
+        for kind, source in dict.fromkeys(item for stage in spec.reads for item in sources.get(stage, [])):
             if cancel is not None:
                 cancel.check()
             if kind == "sparse":
                 index = SparseIndex(self.db, source)
-                if not index.size():
+                if not index.size():  # no passages of that source (a profile without them)
                     continue
                 index.statistics()
             elif not VectorIndex(self.db, kind).load(source):

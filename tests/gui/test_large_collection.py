@@ -2,6 +2,9 @@
 list reads only documents and their stages): every document listed once and counted right.
 How long it takes is measured by benchmarks/bench_scale.py (``gui``), not asserted here."""
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("PySide6")
@@ -13,16 +16,16 @@ from k2desk.engine import Engine  # noqa: E402
 
 pytestmark = pytest.mark.gui
 N = 8000
+BENCH_SCALE = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_scale.py"
 
 
 def fill(settings, n: int = N) -> None:
-    with Engine(settings, "default") as engine, engine.db.transaction():
-        for i in range(n):
-            status = "failed" if i % 100 == 0 else "pending" if i % 4 == 0 else "done"
-            doc_id = engine.docs.upsert(f"/archive/{i // 1000:02d}/note-{i:05d}.txt", f"Note {i}", "txt", {}, f"h{i}",
-                                        f"text {i}", status=status, error="unreadable" if status == "failed" else None)
-            if status != "failed":
-                engine.docs.mark_stage(doc_id, "text", f"h{i}")
+    """The rows benchmarks/bench_scale.py times the app on (``gui --documents``)."""
+    spec = importlib.util.spec_from_file_location("bench_scale", BENCH_SCALE)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with Engine(settings, "default") as engine:
+        bench.fill_documents(engine, n)
 
 
 def test_eight_thousand_documents_are_listed_and_counted(settings, indexed_window):
