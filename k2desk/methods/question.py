@@ -1,9 +1,8 @@
 """What a question's own wording says about the answer it wants, read without a model.
 
-* ``answer_form``: "yes_no" for a polar question ("Does …?", "Between A and B, was there …?"),
-  "open" otherwise (who/which/what, and polar questions that offer their own alternatives:
-  "…, or are they aligned?"). The reader answers a yes/no question with one word chosen from
-  the model's scores, an open one with a short name or phrase.
+* ``answer_form``: "yes_no" for a true polar question ("Does …?", "Between A and B, was there
+  …?"), "open" otherwise (forms.py reads the form: a request such as "Can you summarize …?"
+  is not polar, nor is one that offers its own alternatives, "…, or are they aligned?").
 * ``named_outlets``: the publishers a question says its facts come from ("an article by The New
   York Times", "a 'TechCrunch' report", "as reported by The Verge"). When a collection records
   its documents' outlets and the question names one it does not hold, the documents cannot
@@ -15,26 +14,14 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from k2desk.methods.forms import ask_form
+
 AUX = r"(?:does|did|do|is|was|were|are|has|have|had|can|could|would|will|should)"
-_POLAR_START = re.compile(rf"^\W*{AUX}\b", re.I)
-_WH_START = re.compile(r"^\W*(?:who|whom|whose|which|what|where|when|why|how)\b", re.I)
-_LEAD_CLAUSE = re.compile(rf",\s*{AUX}\s+(?:there|the|it|they|this|that|[A-Z'\"‘“]|\w+\s)", re.I)
-_OR_ALTERNATIVE = re.compile(rf",?\s+or\s+(?:{AUX}|did|do)\s+(?:they|the|both|these|those|it)\b[^?]*\?\s*$", re.I)
 
 
 def answer_form(question: str) -> str:
-    """"yes_no" or "open" (see the module docstring)."""
-    q = question.strip()
-    if _OR_ALTERNATIVE.search(q):
-        return "open"
-    if _WH_START.match(q):
-        return "open"
-    if _POLAR_START.match(q):
-        return "yes_no"
-    # "Between the report on … and the report on …, was there a change …?"
-    if _LEAD_CLAUSE.search(q):
-        return "yes_no"
-    return "open"
+    """"yes_no" or "open": how the reader answers (forms.ask_form reads the question's form)."""
+    return ask_form(question).answer_form
 
 
 # An outlet is named as the author of an article/report: "(article|report|piece…) by/from/in X",
@@ -100,9 +87,15 @@ def unknown_outlets(question: str, outlets: Iterable[str]) -> list[str]:
 
 
 # A comparison names one claim per article and joins them: "Does A claim X, while B alleges Y,
-# and does C also say Z?". Each part is checked against its own article's evidence.
+# and does C also say Z?". Each part is checked against its own article's evidence. "while",
+# "whereas", "unlike" join two claims only when the second is attributed to a source of its own
+# ("while the Fortune article reports …"); "Did the ferry start running while the observatory
+# was being built?" is one temporal claim.
 _CLAIM_JOINS = re.compile(
-    rf"\s*(?:,\s*|\s+)(?:while|whereas|and\s+(?:{AUX})\b|in\s+contrast\s+to|contrary\s+to|unlike)\s+", re.I)
+    rf"(\s*(?:,\s*|\s+)(?:while|whereas|and\s+(?:{AUX})\b|in\s+contrast\s+to|contrary\s+to|unlike)\s+)", re.I)
+_ATTRIBUTED = re.compile(r"\b(?:article|articles|report|reports|piece|story|coverage|post|source|outlet|"
+                         r"(?:says?|claims?|suggests?|reports?|reported|alleges?|argues?|states?|implies?|indicates?|notes?|"
+                         r"accuses?|discusses?|highlights?|mentions?|asserts?|contends?|describes?|portrays?))\b", re.I)
 _LEAD_AUX = re.compile(rf"^\W*{AUX}\s+", re.I)
 
 
@@ -123,7 +116,15 @@ def claims(question: str, outlets: Iterable[str] = ()) -> list[tuple[list[str], 
     those of the collection's ``outlets`` the part mentions (none: any document)."""
     outlets = [o for o in outlets if o]
     body = question.strip().rstrip("?").strip()
-    parts = [p.strip(" ,;") for p in _CLAIM_JOINS.split(body) if p and p.strip(" ,;")]
+    pieces = _CLAIM_JOINS.split(body)  # text, join, text, join, …
+    parts = [pieces[0]]
+    for join, text in zip(pieces[1::2], pieces[2::2]):
+        attributive = re.match(r"\s*,?\s*(?:and|in\s+contrast|contrary)\b", join, re.I)
+        if attributive or _ATTRIBUTED.search(text) or mentioned_outlets(text, outlets):
+            parts.append(text)
+        else:  # a temporal or descriptive "while": the same claim goes on
+            parts[-1] += join + text
+    parts = [p.strip(" ,;") for p in parts if p and p.strip(" ,;")]
     out = []
     for part in parts:
         text = _LEAD_AUX.sub("", part).strip()
