@@ -1,9 +1,12 @@
 """K²RAG Algorithm 1, corpus summarization: one summary per document, cached by content hash.
 
-Documents longer than the summarizer can read at once are summarized map-reduce style: pieces
-of at most ``PIECE_TOKENS`` embedder tokens are summarized one by one and the joined partial
-summaries are summarized again. The summary's length follows the paper's ~89 % reduction
-(about an eighth of the document), bounded to [64, 256] tokens.
+The summary's length follows the paper's ~89 % reduction: about an eighth of the document, at
+least 64 tokens. A document longer than ``PIECE_TOKENS`` embedder tokens is summarized section by
+section (pieces of that size, in order), and its summary is the sections' summaries one after
+another, so it covers the whole document and grows with it: a 15,000-word page gets ~2,500 tokens
+of summary, not one paragraph. (Until 2026-11-25 the partial summaries were summarized again into
+at most 256 tokens: 2.5 % of the long Wikipedia pages, and a graph of the summaries that saw
+little of them; docs/eval/summaries/.)
 """
 
 from __future__ import annotations
@@ -19,24 +22,27 @@ from k2desk.text.chunking import chunk_spans
 from k2desk.types import LLMUsage
 
 PIECE_TOKENS = 1500
+SCHEME = "sections"  # part of a cached summary's key: summaries made the earlier way are made again
 
 
 def summary_length(n_tokens: int) -> int:
-    return max(64, min(256, n_tokens // 8))
+    """Summary tokens for a text of ``n_tokens``: an eighth, at least 64."""
+    return max(64, n_tokens // 8)
 
 
 def summarize_long(summarizer: Summarizer, text: str, embedder: Embedder, cancel: CancelToken,
                    usage: Optional[LLMUsage] = None) -> str:
+    """The whole document's summary: at once when it fits ``PIECE_TOKENS``, else section by
+    section, the sections' summaries joined in order."""
     spans = embedder.token_spans(text)
-    target = summary_length(len(spans))
     if len(spans) <= PIECE_TOKENS:
-        return summarizer.summarize(text, max_tokens=target, cancel=cancel, usage=usage)
-    pieces = chunk_spans(text, spans, PIECE_TOKENS, 0)
-    partial = []
-    for piece in pieces:
+        return summarizer.summarize(text, max_tokens=summary_length(len(spans)), cancel=cancel, usage=usage)
+    sections = []
+    for piece in chunk_spans(text, spans, PIECE_TOKENS, 0):
         cancel.check()
-        partial.append(summarizer.summarize(piece.text, max_tokens=max(48, target // 2), cancel=cancel, usage=usage))
-    return summarizer.summarize("\n".join(partial), max_tokens=target, cancel=cancel, usage=usage)
+        sections.append(summarizer.summarize(piece.text, max_tokens=summary_length(piece.n_tokens), cancel=cancel,
+                                             usage=usage).strip())
+    return "\n\n".join(s for s in sections if s)
 
 
 class SummaryStage:
@@ -54,7 +60,7 @@ class SummaryStage:
 
     def build(self, doc: DocumentRow, cancel: CancelToken, usage: LLMUsage) -> Callable[[], int]:
         summarizer = self._summarizer()
-        key = f"{doc.content_hash}:{summarizer.name}"
+        key = f"{doc.content_hash}:{summarizer.name}:{SCHEME}"
         cached = self.docs.summary(doc.id, key)
         summary = cached if cached else summarize_long(summarizer, self.docs.text(doc.id), self._embedder(), cancel, usage)
         summary = summary.strip() or self.docs.text(doc.id)[:2000]  # never an empty summary
