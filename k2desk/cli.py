@@ -48,6 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("question")
     s.add_argument("--method", "-m", default="k2rag", choices=METHOD_NAMES)
     s.add_argument("--json", action="store_true", help="print one JSON object (answer, sources, trace, timings, llm)")
+    s.add_argument("--doc", action="append", metavar="PATH",
+                   help="ask about this document alone (repeatable; a folder means the documents under it)")
 
     s = sub.add_parser("docs", parents=[common, coll], help="list or remove documents")
     dsub = s.add_subparsers(dest="docs_command", parser_class=_Parser, required=True)
@@ -76,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", type=Path)
     s.add_argument("--queries", help="queries file name inside BENCH_DIR (default: queries.jsonl, else queries_sample.jsonl)")
+    s.add_argument("--scope", choices=["evidence"],
+                   help="ask each question about its own evidence documents only (a question written about one paper)")
+    s.add_argument("--report-only", action="store_true",
+                   help="only rewrite the report of the run in --out from its files (no model, no question asked)")
 
     s = sub.add_parser("models", parents=[common], help="list, prepare or verify models")
     msub = s.add_subparsers(dest="models_command", parser_class=_Parser, required=True)

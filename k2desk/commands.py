@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from dataclasses import asdict
+from pathlib import Path
 
 from rich.console import Console
 
@@ -46,7 +47,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     streaming = not args.json and sys.stdout.isatty()
     on_token = (lambda t: print(t, end="", flush=True)) if streaming else None
     with Engine(settings, args.collection) as engine:
-        answer = engine.ask(args.question, method=args.method, on_token=on_token, remember=True)
+        answer = engine.ask(args.question, method=args.method, on_token=on_token, remember=True,
+                            documents=[str(d) for d in args.doc or []])
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -56,6 +58,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print(answer.answer)
     if answer.coverage_note:
         print(answer.coverage_note)
+    if answer.scope:
+        print("Asked about: " + ", ".join(Path(k).name or k for k in answer.scope))
     print("\nSources:")
     for i, s in enumerate(answer.sources, 1):
         snippet = " ".join(s.text.split())[:160]

@@ -81,6 +81,9 @@ class Settings:
     top_k: int = 10
     max_answer_tokens: int = 96
     seed: int = 0
+    # decline a question that names publishers the collection does not hold (reader.decline); off,
+    # "not in your documents" comes from the evidence alone (measured both ways: docs/eval/abstain/)
+    outlet_rule: bool = True
 
     def __post_init__(self) -> None:
         self.home = Path(self.home).expanduser()

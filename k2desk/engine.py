@@ -172,8 +172,9 @@ class Engine:
     def documents(self) -> list[DocumentRow]:
         return self.docs.list()
 
-    def remove(self, path: str | Path) -> list[str]:
-        """Remove a document (by path or key), or every document under a folder / corpus file."""
+    def keys_for(self, path: str | Path) -> list[str]:
+        """The documents a path names: the document itself (by path or key), or every document
+        under a folder or from a corpus file; [] when none."""
         text = str(path)
         candidates = [text]
         p = Path(text).expanduser()
@@ -181,18 +182,32 @@ class Engine:
             candidates.insert(0, str(p.resolve()))
         for key in candidates:
             if self.docs.get(key):
-                self.indexer.remove(key)
                 return [key]
         resolved = candidates[0]
-        removed = []
-        for prefix in (resolved.rstrip("/") + "/", resolved + "#"):
-            for key in self.docs.keys_with_prefix(prefix):
-                if self.indexer.remove(key):
-                    removed.append(key)
-        return removed
+        return [k for prefix in (resolved.rstrip("/") + "/", resolved + "#") for k in self.docs.keys_with_prefix(prefix)]
+
+    def remove(self, path: str | Path) -> list[str]:
+        """Remove a document (by path or key), or every document under a folder / corpus file."""
+        return [key for key in self.keys_for(path) if self.indexer.remove(key)]
+
+    def scope(self, paths: Sequence[str | Path]) -> dict[int, str]:
+        """Document id -> key of the documents ``paths`` name ("Ask about these documents"); a
+        path that names none is a UsageError."""
+        out: dict[int, str] = {}
+        for path in paths:
+            keys = self.keys_for(path)
+            if not keys:
+                raise UsageError(f"no document of collection {self.collection!r} is {str(path)!r} or under it; "
+                                 "see `k2desk docs list`")
+            for key in keys:
+                doc = self.docs.get(key)
+                if doc is not None:
+                    out[doc.id] = key
+        return out
 
     # -- answering ---------------------------------------------------------------------
-    def method(self, name: str, on_token: Optional[Callable[[str], None]] = None) -> Method:
+    def method(self, name: str, on_token: Optional[Callable[[str], None]] = None,
+               scope: Optional[frozenset[int]] = None) -> Method:
         spec = method_spec(name)  # an unknown name: a UsageError listing the methods
         if spec.needs_text and not any(s.name == "text" for s in self.indexer.stages):
             raise UsageError(f"method {name!r} reads the raw-text index, which collection {self.collection!r} does not have "
@@ -207,7 +222,7 @@ class Engine:
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
                              "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
-                            check_llm_factory=lambda: shared_llm(self.settings, "check"))
+                            check_llm_factory=lambda: shared_llm(self.settings, "check"), scope=scope)
         return spec.make(ctx)
 
     def has_graph(self) -> bool:
@@ -269,8 +284,9 @@ class Engine:
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None,
-            remember: bool = False) -> Answer:
-        """Answer ``question`` with ``method``; ``remember`` keeps it in the collection's history."""
+            remember: bool = False, documents: Sequence[str | Path] = ()) -> Answer:
+        """Answer ``question`` with ``method``; ``documents`` (paths, keys or folders) asks about
+        those documents alone; ``remember`` keeps it in the collection's history."""
         question = (question or "").strip()
         if not question:
             raise UsageError("the question is empty")
@@ -278,7 +294,11 @@ class Engine:
             waiting = self.docs.counts().get("pending", 0) + self.docs.counts().get("processing", 0)
             raise UsageError(f"collection {self.collection!r} has no searchable document yet"
                              + ("; indexing has not finished its first one" if waiting else "; run `k2desk index PATH` first"))
-        result = self.method(method, on_token).ask(question, progress=progress, cancel=cancel)
+        scope = self.scope(documents) if documents else {}
+        result = self.method(method, on_token, frozenset(scope) if documents else None).ask(question, progress=progress,
+                                                                                             cancel=cancel)
+        if documents:
+            result.trace["scope"] = {"documents": sorted(scope.values())}
         coverage = self.coverage(method)
         note = self.coverage_note(method, coverage)
         if note:

@@ -26,6 +26,8 @@ def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
     lines = [f"{heading} {' '.join(e.question.split())}", "",
              f"*{_when(e.asked_at)} · {e.method} · {e.seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''}*", "",
              e.answer.strip() or "(no answer)", ""]
+    if e.scope:
+        lines += ["*Asked about: " + ", ".join(f"`{Path(k).name or k}`" for k in e.scope) + "*", ""]
     if e.note:
         lines += [f"*{e.note}*", ""]
     if e.sources:

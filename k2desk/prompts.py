@@ -32,6 +32,43 @@ OPEN_ANSWER_PROMPT = (
     "Short Answer:"
 )
 
+# The other forms a person asks in (k2desk.methods.forms): the same frame, another instruction.
+# An explanation (how / why / describe). {context}, {question}.
+EXPLAIN_ANSWER_PROMPT = (
+    "Additional Information: {context}\n"
+    "Instruction: Answer the question in one to three short sentences, using only the additional "
+    "information provided above.\n"
+    "Question: {question}\n"
+    "Answer:"
+)
+# A list (several items). {context}, {question}.
+LIST_ANSWER_PROMPT = (
+    "Additional Information: {context}\n"
+    "Instruction: Answer the question with the items only, separated by commas, written as they are "
+    "in the additional information provided above.\n"
+    "Question: {question}\n"
+    "Answer:"
+)
+# A comparison that is not yes/no ("How does A differ from B?", "Which is older, A or B?").
+# {context}, {question}.
+COMPARE_ANSWER_PROMPT = (
+    "Additional Information: {context}\n"
+    "Instruction: Answer the question in as few words as possible, at most one short sentence, using "
+    "the additional information provided above. When the question offers a choice, answer with the "
+    "choice.\n"
+    "Question: {question}\n"
+    "Short Answer:"
+)
+
+# When the passages do not support an answer (k2desk.methods.support): said plainly, with the
+# closest passages shown as the sources.
+NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest passages are listed below."
+# A summary asked for by name that matches no document. {target}.
+NO_SUCH_DOCUMENT = "Not in your documents: no document's name matches \"{target}\"."
+# The head of a summary of several documents ({n}: how many; {more}: the ones left out).
+COLLECTION_SUMMARY_HEAD = "This collection holds {n} documents."
+COLLECTION_SUMMARY_MORE = "… and {more} more."
+
 # A yes/no question is split into its claims (question.claims); each claim is checked against
 # its own article's evidence by the model's first-token score for "Yes" against "No", once with
 # the evidence and once with CLAIM_NO_EVIDENCE (the claim's prior), so the decision is what the

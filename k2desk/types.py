@@ -69,6 +69,12 @@ class Answer:
     llm: LLMUsage = field(default_factory=LLMUsage)
 
     @property
+    def scope(self) -> list[str]:
+        """The documents the question was asked about ([]: the whole collection)."""
+        scope = self.trace.get("scope") if isinstance(self.trace, dict) else None
+        return list(scope.get("documents") or []) if isinstance(scope, dict) else []
+
+    @property
     def coverage_note(self) -> str:
         """What the method could not read yet because indexing is still building it ("" if nothing)."""
         coverage = self.trace.get("coverage") if isinstance(self.trace, dict) else None

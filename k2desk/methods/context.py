@@ -29,6 +29,7 @@ class MethodContext:
     llm_factory: Callable[[], LLM]
     on_token: Optional[Callable[[str], None]] = None  # streaming of the final answer
     check_llm_factory: Optional[Callable[[], LLM]] = None  # the yes/no claim checker (default: llm)
+    scope: Optional[frozenset[int]] = None  # the documents a question is asked about (None: all)
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
     @property
@@ -49,12 +50,19 @@ class MethodContext:
         return graph_source(self.db)
 
     def reader(self, source: str = "text") -> "Reader":
-        """The question-type-aware reader over this collection (reader.py)."""
+        """The question-type-aware reader over this collection (reader.py), answering summary
+        requests from the corpus summaries (summaries.py)."""
         from k2desk.methods.reader import Reader
+        from k2desk.methods.summaries import Summaries
 
-        return Reader(self.llm, self.retriever(source).sparse, self.docs.outlets(), checker=self.check_llm_factory)
+        retriever = self.retriever(source)
+        summaries = Summaries(self.docs, lambda: self.embedder, self.scope,
+                              search=lambda words: retriever.evidence_search(words, k=self.settings.top_k),
+                              sparse=retriever.sparse)
+        return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
+                      summaries=summaries, outlet_rule=self.settings.outlet_rule)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:
-            self._retrievers[source] = Retriever(self.db, self.embedder, source)
+            self._retrievers[source] = Retriever(self.db, self.embedder, source, self.scope)
         return self._retrievers[source]

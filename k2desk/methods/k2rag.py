@@ -44,8 +44,8 @@ from k2desk.errors import UsageError
 from k2desk.graph.query import KGSearcher
 from k2desk.methods.base import Answer, Asking, MethodBase, Source, Timer
 from k2desk.methods.context import MethodContext
+from k2desk.methods.forms import ask_form
 from k2desk.methods.generate import answer
-from k2desk.methods.question import answer_form
 from k2desk.methods.reader import CLAIM_PASSAGES, Reader, Reading
 from k2desk.methods.retrieval import index_text
 from k2desk.progress import CancelToken, Progress
@@ -90,17 +90,35 @@ class K2RAGMethod(MethodBase):
 
     def steps(self, asking: Asking) -> None:
         question, result, timer, progress, cancel = asking
-        if self._evidence():
-            reader = self.ctx.reader("text")
-            reading = reader.decline(question)
-            if reading is None and answer_form(question) == "yes_no":
-                reading = self._claims(reader, question, result, timer, progress, cancel)
-            if reading is not None:
-                result.answer, result.trace = reading.answer, {"reader": reading.trace, "final_context": reading.context}
-                return
-            self._flow(question, result, timer, progress, cancel, reader)
+        if not self._evidence():
+            self._flow(question, result, timer, progress, cancel, None)
             return
-        self._flow(question, result, timer, progress, cancel, None)
+        reader = self.ctx.reader("text")
+        retriever = self.ctx.retriever("text")
+        form = ask_form(question)
+        reading = reader.decline(question)
+        passages: list = []
+        if reading is None and form.kind == "yes_no":
+            reading = self._claims(reader, form.text, result, timer, progress, cancel)
+        elif reading is None:
+            with timer("retrieve"):
+                passages = retriever.evidence_search(form.text, k=self.ctx.settings.top_k)
+            if form.kind in ("summary", "multi") or not passages:
+                # a summary comes from the corpus summaries, each part of a multi-part question is
+                # answered on its own passages: neither is one question for the graph steps
+                with timer("final_answer"):
+                    reading = reader.read(question, passages, lambda t, o, k: retriever.evidence_search(t, k=k, outlet=o),
+                                          usage=result.llm, on_token=self.ctx.on_token, cancel=cancel)
+            else:
+                reading = reader.not_supported(form, passages)
+        if reading is not None:
+            result.answer, result.trace = reading.answer, {"reader": reading.trace, "final_context": reading.context}
+            if reading.sources is not None:
+                result.sources = reading.sources
+            elif passages:
+                result.sources = [h.source() for h in passages]
+            return
+        self._flow(question, result, timer, progress, cancel, reader, passages)
 
     def _claims(self, reader: Reader, question: str, result: Answer, timer: Timer, progress: Progress,
                 cancel: CancelToken) -> Reading:
@@ -108,8 +126,8 @@ class K2RAGMethod(MethodBase):
         retriever = self.ctx.retriever("text")
         found: dict[int, Source] = {}
 
-        def search(claim: str, outlet: str):
-            hits = retriever.evidence_search(claim, k=CLAIM_PASSAGES, outlet=outlet)
+        def search(claim: str, outlet: str, k: int = CLAIM_PASSAGES):
+            hits = retriever.evidence_search(claim, k=k, outlet=outlet)
             for h in hits:
                 found.setdefault(h.chunk.id, h.source())
             return hits
@@ -122,8 +140,9 @@ class K2RAGMethod(MethodBase):
         return reading
 
     def _flow(self, question: str, result: Answer, timer: Timer, progress: Progress, cancel: CancelToken,
-              reader: Optional[Reader]) -> None:
-        """Steps (A)-(E); ``reader`` (``k2rag``) answers the sub-questions and the question."""
+              reader: Optional[Reader], passages: Optional[list] = None) -> None:
+        """Steps (A)-(E); ``reader`` (``k2rag``) answers the sub-questions and the question from
+        its best ``passages`` last."""
         ctx, settings = self.ctx, self.ctx.settings
         llm = ctx.llm
         summarizer = make_summarizer(summarizer_backend(settings), settings.models_dir, llm=llm, threads=settings.effective_threads())
@@ -173,7 +192,7 @@ class K2RAGMethod(MethodBase):
                         else retriever.search(sq, k=settings.top_k, lam=settings.lam))
             with timer("sub_answers"):
                 if reader is not None:
-                    sub_answer = reader.open(sq, hits, usage=result.llm, cancel=cancel).answer
+                    sub_answer = reader.open(sq, hits, usage=result.llm, cancel=cancel, check=False).answer
                 else:
                     sub_answer = answer(llm, sq, [index_text(h.chunk) for h in hits], settings.max_answer_tokens,
                                         usage=result.llm, cancel=cancel)[0].text
@@ -188,10 +207,7 @@ class K2RAGMethod(MethodBase):
             joined = "\n".join(f"{s['question']} {s['summary']}" for s in subs)
             sub_answers_summary = summarize(joined, SUB_ANSWERS_SUMMARY_TOKENS)
         # (E) final answer (k2rag: the question's best passages first)
-        passages = []
-        if evidence:  # the reader picks the best sentences of the whole ranking; the paper's flow reads none
-            with timer("retrieve"):
-                passages = retriever.evidence_search(question, k=settings.top_k)
+        passages = passages or []  # k2rag: the question's best passages (the paper's flow reads none)
         reader_trace = {}
         with timer("final_answer"):
             summaries = [b for b in (kg_summary, sub_answers_summary) if b]

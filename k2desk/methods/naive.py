@@ -17,7 +17,6 @@ from typing import Optional
 from k2desk.methods.base import Answer, Asking, MethodBase, Source, Timer
 from k2desk.methods.context import MethodContext
 from k2desk.methods.generate import answer
-from k2desk.methods.reader import CLAIM_PASSAGES
 from k2desk.methods.retrieval import Hit, index_text
 from k2desk.progress import CancelToken, Progress
 
@@ -76,9 +75,9 @@ class NaiveMethod(MethodBase):
               cancel: CancelToken) -> None:
         with timer("generate"):
             reading = self.ctx.reader(self.source).read(
-                question, hits, lambda claim, outlet: self._rank(claim, CLAIM_PASSAGES, outlet),
+                question, hits, lambda text, outlet, k: self._rank(text, k, outlet),
                 usage=result.llm, on_token=self.ctx.on_token, cancel=cancel)
         progress("generate", 2, 2)
         result.answer = reading.answer
-        result.sources = [h.source() for h in hits]
+        result.sources = reading.sources if reading.sources is not None else [h.source() for h in hits]
         result.trace = {"retrieval": self._retrieval_trace(hits), "reader": reading.trace, "context": reading.context}

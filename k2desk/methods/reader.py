@@ -21,20 +21,41 @@ question's own wording says (question.py):
    wording or base-rate bias decides it); how well it separates the gold answers (AUC) is in
    docs/eval/reader/. The checker may be a larger model than the answering one
    (Settings.check_llm).
+4. **The form a person asks in** (forms.py): a request is read as what it requests ("Can you
+   tell me who …" is not yes/no), a summary request is answered from the corpus summaries
+   (``summaries``, summaries.py), an explanation, a list or a comparison get their own
+   instruction and length, and each part of a multi-part question is retrieved for and answered
+   on its own.
+5. **Not in your documents, from the evidence** (support.py): before the model is asked, the
+   question's terms must occur in the passages (``COVERAGE_MIN``); after a short answer, the
+   question's terms must stand in the sentences that hold it (``SUPPORT_MIN``). Otherwise the
+   answer says the documents do not say, and the closest passages are its sources.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
-from k2desk.methods.base import LLMUsage
+from k2desk.methods.base import LLMUsage, Source
+from k2desk.methods.forms import Form, ask_form
 from k2desk.methods.generate import pack_context
-from k2desk.methods.question import answer_form, claims, unknown_outlets
+from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
 from k2desk.methods.select import select_evidence
+from k2desk.methods.support import answer_support, coverage
 from k2desk.progress import CancelToken
-from k2desk.prompts import ABSTAIN_ANSWER, CLAIM_CHECK_PROMPT, CLAIM_NO_EVIDENCE, OPEN_ANSWER_PROMPT, UNKNOWN_OUTLET_ANSWER
+from k2desk.prompts import (
+    ABSTAIN_ANSWER,
+    CLAIM_CHECK_PROMPT,
+    CLAIM_NO_EVIDENCE,
+    COMPARE_ANSWER_PROMPT,
+    EXPLAIN_ANSWER_PROMPT,
+    LIST_ANSWER_PROMPT,
+    NOT_IN_DOCUMENTS,
+    OPEN_ANSWER_PROMPT,
+    UNKNOWN_OUTLET_ANSWER,
+)
 from k2desk.runtime.llm import LLM
 from k2desk.store.sparse import SparseIndex
 
@@ -43,6 +64,15 @@ SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answe
 CLAIM_BUDGET = 300  # tokens of evidence per checked claim
 CLAIM_PASSAGES = 3  # passages a claim's evidence is selected from
 OPEN_ANSWER_TOKENS = 32
+# Each form's instruction and answer length (tokens); "factoid" is the name-or-phrase answer.
+FORM_PROMPTS = {"factoid": (OPEN_ANSWER_PROMPT, OPEN_ANSWER_TOKENS), "explain": (EXPLAIN_ANSWER_PROMPT, 96),
+                "list": (LIST_ANSWER_PROMPT, 80), "compare": (COMPARE_ANSWER_PROMPT, 48)}
+PART_PASSAGES = 6  # passages retrieved for each part of a multi-part question
+# "Not in your documents" thresholds (support.py; measured in docs/eval/abstain/): the idf-weighted
+# share of the question's terms found in the passages before the model is asked, and in the
+# sentences that hold a short answer after it.
+COVERAGE_MIN = 0.5
+SUPPORT_MIN = 0.5
 YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 # How far the evidence must move the checker toward "Yes" (logits against the claims' priors,
 # averaged over the claims) for "Yes". Any evidence on the topic moves it some way, so 0 would
@@ -50,25 +80,33 @@ YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 # 60-question sample), with gold and with retrieved evidence: docs/eval/reader/.
 CLAIM_MARGIN = 1.75
 
-ClaimSearch = Callable[[str, str], list[Hit]]  # (claim text, outlet or "") -> ranked passages
+ClaimSearch = Callable[[str, str, int], list[Hit]]  # (claim or question, outlet or "", k) -> ranked passages
 ClaimEvidence = Callable[[str, list[str]], tuple[str, list[int]]]  # (claim, outlets) -> (evidence, chunk ids)
 
 
 @dataclass
 class Reading:
     answer: str
-    form: str  # "open" | "yes_no" | "abstain"
+    form: str  # "open" | "yes_no" | "abstain" | "summary" | "multi"
     context: str = ""
     trace: dict[str, Any] = field(default_factory=dict)
+    sources: Optional[list[Source]] = None  # when the reading chose its own (a summary, a multi-part answer)
 
 
 class Reader:
-    def __init__(self, llm: LLM, sparse: SparseIndex, outlets: Sequence[str] = (),
-                 checker: Optional[Callable[[], LLM]] = None) -> None:
-        self.llm = llm
+    def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
+                 checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
+                 outlet_rule: bool = True) -> None:
+        self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
         self._checker = checker  # loads the model that scores yes/no claims (default: ``llm``)
+        self.summaries = summaries  # answers a summary request from the corpus summaries
+        self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
+
+    @property
+    def llm(self) -> LLM:
+        return self._llm if hasattr(self._llm, "chat") else self._llm()  # type: ignore[operator,return-value]
 
     @property
     def checker(self) -> LLM:
@@ -78,21 +116,45 @@ class Reader:
              usage: Optional[LLMUsage] = None, on_token: Optional[Callable[[str], None]] = None,
              cancel: Optional[CancelToken] = None) -> Reading:
         """Answer ``question`` from its ranked passages ``hits`` (and ``extra_blocks`` after
-        them, e.g. K²RAG's summaries); ``claim_search`` finds passages for one claim."""
+        them, e.g. K²RAG's summaries); ``claim_search`` finds passages for one claim or part."""
         cancel = cancel or CancelToken()
         declined = self.decline(question)
         if declined is not None:
             return declined
+        form = ask_form(question)
+        if form.kind == "summary" and self.summaries is not None:
+            return self.summaries(form)
         if not hits and not any(b.strip() for b in extra_blocks):
             return Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain", "reason": "no passage matches the question"})
-        if answer_form(question) == "yes_no":
-            return self.yes_no(question, self.passages_for_claims(claim_search), usage, cancel)
-        return self.open(question, hits, extra_blocks, usage, on_token, cancel)
+        if form.kind == "multi":
+            return self.parts(form, claim_search, usage, cancel)
+        if form.kind == "yes_no":
+            reading = self.yes_no(form.text, self.passages_for_claims(claim_search), usage, cancel)
+        else:
+            reading = self.open(question, hits, extra_blocks, usage, on_token, cancel, form=form)
+        reading.trace["asked"] = form.to_trace()
+        return reading
+
+    def parts(self, form: Form, search: ClaimSearch, usage: Optional[LLMUsage] = None,
+              cancel: Optional[CancelToken] = None) -> Reading:
+        """Each part of a multi-part question retrieved for and answered on its own, one line each."""
+        lines, traces, sources, contexts = [], [], {}, []
+        for part in form.parts:
+            (cancel or CancelToken()).check()
+            hits = search(part.text, "", PART_PASSAGES)
+            reading = self.read(part.text, hits, search, usage=usage, cancel=cancel)
+            lines.append(f"{part.text} {reading.answer}")
+            traces.append({"question": part.text, "answer": reading.answer, **reading.trace})
+            contexts.append(reading.context)
+            for s in reading.sources if reading.sources is not None else [h.source() for h in hits]:
+                sources.setdefault(s.chunk_id, s)
+        return Reading("\n".join(lines), "multi", "\n\n".join(c for c in contexts if c),
+                       {"form": "multi", "asked": form.to_trace(), "parts": traces}, list(sources.values()))
 
     def decline(self, question: str) -> Optional[Reading]:
         """The abstention owed before any retrieval: the question names publishers the
         collection does not hold. None when there is no such reason."""
-        unknown = unknown_outlets(question, self.outlets)
+        unknown = unknown_outlets(question, self.outlets) if self.outlet_rule else []
         if not unknown:
             return None
         text = UNKNOWN_OUTLET_ANSWER.format(outlets=_join(unknown))
@@ -100,24 +162,59 @@ class Reader:
 
     # -- open questions ------------------------------------------------------------------
     def open(self, question: str, hits: Sequence[Hit], extra_blocks: Sequence[str] = (), usage: Optional[LLMUsage] = None,
-             on_token: Optional[Callable[[str], None]] = None, cancel: Optional[CancelToken] = None) -> Reading:
-        """A name or short phrase from the question's best sentences (then ``extra_blocks``)."""
-        blocks = select_evidence(question, hits, self.sparse, self.llm.count_tokens, READ_BUDGET) if hits else []
+             on_token: Optional[Callable[[str], None]] = None, cancel: Optional[CancelToken] = None,
+             form: Optional[Form] = None, check: bool = True) -> Reading:
+        """The answer in the question's form (a name or short phrase, an explanation, a list, a
+        comparison) from the question's best sentences (then ``extra_blocks``); with ``check``,
+        "not in your documents" when the passages do not support one (support.py)."""
+        form = form or ask_form(question)
+        kind = form.kind if form.kind in FORM_PROMPTS else "factoid"
+        asked = form.text
+        trace: dict[str, Any] = {"form": "open", "kind": kind}
+        if check and hits:
+            declined = self.not_supported(form, hits, trace)
+            if declined is not None:
+                return declined
+        prompt, max_tokens = FORM_PROMPTS[kind]
+        blocks = select_evidence(asked, hits, self.sparse, self.llm.count_tokens, READ_BUDGET) if hits else []
         blocks += [b for b in extra_blocks if b.strip()]
-        messages = _open_messages("", question)
-        budget = max(self.llm.budget(messages, OPEN_ANSWER_TOKENS), 0)
+        messages = _open_messages(prompt, "", asked)
+        budget = max(self.llm.budget(messages, max_tokens), 0)
         context, _ = pack_context(self.llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
-        completion = self.llm.chat(_open_messages(context, question), max_tokens=OPEN_ANSWER_TOKENS, usage=usage,
-                                   on_token=on_token, cancel=cancel, stop=["\n"])
+        completion = self.llm.chat(_open_messages(prompt, context, asked), max_tokens=max_tokens, usage=usage,
+                                   on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
-        return Reading(text, "open", context, {"form": "open", "evidence_tokens": self.llm.count_tokens(context)})
+        trace["evidence_tokens"] = self.llm.count_tokens(context)
+        if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
+            after = answer_support(asked, text, hits, self.sparse)
+            trace["answer_support"] = after.to_trace()
+            if after.score < SUPPORT_MIN:
+                reason = ("the passages do not hold the answer" if not after.found_answer else
+                          "the sentences that hold the answer do not mention " + ", ".join(after.missing))
+                return self._not_in_documents({**trace, "candidate": text}, reason, context)
+        return Reading(text, "open", context, trace)
+
+    def not_supported(self, form: Form, hits: Sequence[Hit], trace: Optional[dict[str, Any]] = None) -> Optional[Reading]:
+        """"Not in your documents" before any model call, when the passages do not mention what
+        the question asks about (``COVERAGE_MIN``); None when they may answer it. ``trace``
+        receives the coverage either way."""
+        trace = trace if trace is not None else {"form": "open", "kind": form.kind}
+        before = coverage(form.text, hits, self.sparse)
+        trace["coverage"] = before.to_trace()
+        if before.score >= COVERAGE_MIN:
+            return None
+        return self._not_in_documents(trace, "the passages do not mention " + ", ".join(before.missing))
+
+    @staticmethod
+    def _not_in_documents(trace: dict[str, Any], reason: str, context: str = "") -> Reading:
+        return Reading(NOT_IN_DOCUMENTS, "abstain", context, {**trace, "form": "abstain", "reason": reason})
 
     # -- yes/no questions ----------------------------------------------------------------
     def passages_for_claims(self, claim_search: ClaimSearch) -> ClaimEvidence:
         """A claim's evidence from the collection: the best passages of each outlet it names
         (of any document when it names none), cut to their best sentences."""
         def evidence(claim: str, outlets: list[str]) -> tuple[str, list[int]]:
-            found = _merge([claim_search(claim, outlet)[:CLAIM_PASSAGES] for outlet in outlets or [""]])
+            found = _merge([claim_search(claim, outlet, CLAIM_PASSAGES)[:CLAIM_PASSAGES] for outlet in outlets or [""]])
             text = "\n\n".join(select_evidence(claim, found, self.sparse, self.checker.count_tokens, CLAIM_BUDGET))
             return text, [h.chunk.id for h in found]
         return evidence
@@ -151,8 +248,8 @@ class Reader:
         return scores["yes"] - scores["no"]
 
 
-def _open_messages(context: str, question: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": OPEN_ANSWER_PROMPT.format(context=context, question=question)}]
+def _open_messages(prompt: str, context: str, question: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": prompt.format(context=context, question=question)}]
 
 
 def _merge(rankings: Sequence[Sequence[Hit]]) -> list[Hit]:

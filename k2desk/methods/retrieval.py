@@ -39,27 +39,45 @@ class Hit:
 
 
 class Retriever:
-    def __init__(self, db: Database, embedder: Embedder, source: str = "text") -> None:
+    """Ranks a collection's passages of one ``source`` ("text" | "summary"); with ``scope`` (document
+    ids), only the passages of those documents ("Ask about these documents"): their BM25 ranking
+    within them and their exact dense similarities, so nothing outside can crowd them out."""
+
+    def __init__(self, db: Database, embedder: Embedder, source: str = "text", scope: Optional[frozenset[int]] = None) -> None:
         self.db = db
         self.embedder = embedder
         self.source = source
+        self.scope = scope
         self.docs = DocumentStore(db)
         self.vectors = VectorIndex(db, "chunks")
         self.sparse = SparseIndex(db, source)
+        self._within: Optional[list[int]] = None
+
+    def within(self) -> Optional[list[int]]:
+        """The chunk ids of the scope's documents (None: no scope)."""
+        if self.scope is None:
+            return None
+        if self._within is None:
+            self._within = [i for d in sorted(self.scope) for i in self.docs.chunk_ids(d, self.source, "vec")]
+        return self._within
 
     def search(self, query: str, k: int = 10, lam: float = 0.8, pool: Optional[int] = None, outlet: str = "") -> list[Hit]:
         """The top ``k`` by the λ mix; with ``outlet``, only passages of that publisher's
         documents (``meta.source``), ranked from a larger pool."""
         pool = pool or (max(50, 5 * k) if not outlet else OUTLET_POOL)
+        within = self.within()
         dense: dict[int, float] = {}
         sparse_ids: list[int] = []
         qvec = None
         embedding = _embedding(self.embedder, query, alongside=lam < 1) if lam > 0 else None
         if lam < 1:
-            sparse_ids = self.sparse.candidates(query, pool)
+            sparse_ids = [i for i, _ in self.sparse.bm25(query, pool, within=within)]
         if embedding is not None:
             qvec = embedding()
-            dense = dict(self.vectors.search(qvec, pool, self.source))
+            if within is None:
+                dense = dict(self.vectors.search(qvec, pool, self.source))
+            else:
+                dense = dict(sorted(self.vectors.similarities(qvec, within).items(), key=lambda x: -x[1])[:pool])
         ids = list(dict.fromkeys([*dense, *sparse_ids]))
         chunks = self.docs.chunks(ids)
         if outlet:
@@ -92,7 +110,7 @@ class Retriever:
         passage per new article after the head brings every evidence article into the top 10
         for 0.52 of the questions (0.30 without) at the same Hits@4. With ``outlet``, only
         passages of that publisher's documents (``meta.source``) are ranked."""
-        ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL))
+        ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL), within=self.within())
         chunks = self.docs.chunks([i for i, _ in ranked])
         if outlet:
             ranked = [(i, s) for i, s in ranked if i in chunks and chunks[i].meta.get("source") == outlet]

@@ -142,6 +142,12 @@ class DocumentStore:
         row = self.db.one("SELECT summary FROM documents WHERE id = ? AND summary_key = ?", (doc_id, summary_key))
         return row[0] if row else None
 
+    def current_summary(self, doc: DocumentRow) -> Optional[str]:
+        """The corpus summary made from the document's present content (by any summarizer), if any."""
+        row = self.db.one("SELECT summary FROM documents WHERE id = ? AND summary_key LIKE ? ESCAPE '\\'",
+                          (doc.id, doc.content_hash.replace("%", "\\%").replace("_", "\\_") + ":%"))
+        return row[0] if row and row[0] else None
+
     def set_summary(self, doc_id: int, summary: str, summary_key: str) -> None:
         self.db.execute("UPDATE documents SET summary = ?, summary_key = ?, updated_at = ? "
                         "WHERE id = ?", (summary, summary_key, time.time(), doc_id))

@@ -22,14 +22,15 @@ class HistoryEntry:
     seconds: float = 0.0
     llm: dict[str, int] = field(default_factory=dict)
     note: str = ""
+    scope: list[str] = field(default_factory=list)  # the documents it was asked about ([]: the collection)
 
 
-_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note"
+_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note, scope"
 
 
 def _entry(row: tuple) -> HistoryEntry:
     return HistoryEntry(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "[]"), row[6],
-                        json.loads(row[7] or "{}"), row[8])
+                        json.loads(row[7] or "{}"), row[8], json.loads(row[9] or "[]"))
 
 
 class HistoryStore:
@@ -40,10 +41,11 @@ class HistoryStore:
         sources = [{**s.to_json(), "title": s.title} for s in answer.sources]
         seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
         with self.db.transaction():
-            self.db.execute(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self.db.execute(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             (asked_at or time.time(), answer.question, answer.method, answer.answer,
                              json.dumps(sources, ensure_ascii=False), float(seconds),
-                             json.dumps(answer.llm.to_json()), answer.coverage_note))
+                             json.dumps(answer.llm.to_json()), answer.coverage_note,
+                             json.dumps(answer.scope, ensure_ascii=False)))
             return int(self.db.one("SELECT last_insert_rowid()")[0])
 
     def list(self, limit: int = 10_000) -> list[HistoryEntry]:

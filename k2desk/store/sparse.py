@@ -23,6 +23,7 @@ least in BM25; where the budget is not reached (every term is kept) the ranking 
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import uuid
@@ -132,16 +133,21 @@ class SparseIndex:
         """Chunk ids matching any query term, best BM25 first."""
         return [i for i, _ in self.bm25(query, limit)]
 
-    def bm25(self, query: str, limit: int = 100, budget: Optional[int] = POSTING_BUDGET) -> list[tuple[int, float]]:
+    def bm25(self, query: str, limit: int = 100, budget: Optional[int] = POSTING_BUDGET,
+             within: Optional[Sequence[int]] = None) -> list[tuple[int, float]]:
         """(chunk id, BM25 score) of the chunks matching any of the query's terms that fit the
-        posting ``budget`` (the rarest first; None: every term), best first. FTS5's own ranking
-        (k1 1.2, b 0.75); its ``rank`` is the negated score, so the score is positive."""
+        posting ``budget`` (the rarest first; None: every term), best first; with ``within``,
+        only those chunks. FTS5's own ranking (k1 1.2, b 0.75); its ``rank`` is the negated
+        score, so the score is positive."""
         terms = self.match_terms(query, budget)
-        if not terms:
+        if not terms or (within is not None and not within):
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
-        rows = self.db.all(f"SELECT rowid, rank FROM {self.table} WHERE {self.table} MATCH ? ORDER BY rank LIMIT ?",
-                           (match, int(limit)))
+        sql, params = f"SELECT rowid, rank FROM {self.table} WHERE {self.table} MATCH ?", [match]
+        if within is not None:
+            sql += " AND rowid IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps([int(i) for i in within]))
+        rows = self.db.all(sql + " ORDER BY rank LIMIT ?", (*params, int(limit)))
         return [(int(i), -float(r)) for i, r in rows]
 
     def match_terms(self, query: str, budget: Optional[int] = POSTING_BUDGET) -> list[str]:

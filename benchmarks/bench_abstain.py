@@ -1,0 +1,186 @@
+"""'Not in your documents', measured: how well the evidence's support separates the questions the
+documents answer from the near misses they do not (docs/eval/abstain/).
+
+Collections (each indexed once into WORK with the naive build profile: the raw-text stores the
+check reads): the sample documents, the test fixtures, and the three dev collections in
+../shared/bench. Questions:
+
+* unanswerable: tests/methods/data/unanswerable.jsonl (hand-written near misses: the entity is
+  there, the asked fact is not) and MultiHop-RAG's null questions (asked with the outlet rule
+  switched off, so only the evidence can decline them);
+* answerable: every non-null question of the three dev collections (yes/no and summary requests
+  are never declined by the check, so they are counted apart).
+
+``coverage`` (no model) scores every question; ``--answers METHOD`` asks each question with the
+method and records the reader's decision (its coverage, the candidate, the answer's support).
+Rows are kept by id in WORK/<name>.jsonl (no question text), so a run resumes.
+
+    python benchmarks/bench_abstain.py coverage --work /tmp/abstain
+    python benchmarks/bench_abstain.py answers --work /tmp/abstain --method hybrid --limit 40
+    python benchmarks/bench_abstain.py report --work /tmp/abstain
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import k2desk  # noqa: E402,F401  (the privacy switches first)
+from k2desk.config import Settings  # noqa: E402
+from k2desk.engine import Engine  # noqa: E402
+from k2desk.eval.metrics import auc, is_abstention  # noqa: E402
+from k2desk.methods.forms import ask_form  # noqa: E402
+from k2desk.methods.reader import COVERAGE_MIN  # noqa: E402
+from k2desk.methods.support import coverage  # noqa: E402
+
+BENCH = ROOT.parent / "shared" / "bench"
+DEV = ("multihop-rag-dev", "papers-qa-dev", "wiki-qa-dev")
+PATHS = {"sample": [ROOT / "resources" / "sample"],
+         "fixtures": [ROOT / "tests" / "fixtures" / p for p in ("corpus_small.jsonl", "mixed", "epub")],
+         **{name: [BENCH / name / "corpus.jsonl"] for name in DEV}}
+UNANSWERABLE = ROOT / "tests" / "methods" / "data" / "unanswerable.jsonl"
+
+
+def settings(work: Path, outlet_rule: bool = False) -> Settings:
+    return Settings(home=work / "home", models_dir=ROOT / "models", threads=2, build_profile="naive",
+                    outlet_rule=outlet_rule)
+
+
+def questions() -> list[dict]:
+    """id, collection, question, answerable (bool), form."""
+    out = []
+    for i, line in enumerate(UNANSWERABLE.read_text(encoding="utf-8").splitlines()):
+        if line.strip():
+            q = json.loads(line)
+            out.append({"id": f"u{i:03d}", "collection": q["collection"], "question": q["question"], "answerable": False})
+    for name in DEV:
+        for line in (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines():
+            q = json.loads(line)
+            null = q.get("question_type") == "null_query"
+            out.append({"id": str(q["id"]), "collection": name, "question": q["query"], "answerable": not null})
+    for q in out:
+        q["form"] = ask_form(q["question"]).kind
+    return out
+
+
+def build(work: Path) -> None:
+    for name, paths in PATHS.items():
+        t0 = time.perf_counter()
+        with Engine(settings(work), name) as engine:
+            report = engine.index([str(p) for p in paths])
+        print(f"{name}: {report.indexed if hasattr(report, 'indexed') else report} in {time.perf_counter() - t0:.1f} s")
+
+
+def _rows(path: Path) -> dict[str, dict]:
+    if not path.exists():
+        return {}
+    return {r["id"]: r for r in map(json.loads, path.read_text().splitlines()) if r}
+
+
+def cmd_coverage(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    build(work)
+    out = work / "coverage.jsonl"
+    done = _rows(out)
+    engines = {name: Engine(settings(work), name) for name in PATHS}
+    with out.open("a") as fh:
+        for q in questions():
+            if q["id"] in done:
+                continue
+            engine = engines[q["collection"]]
+            method = engine.method("evidence")
+            retriever = method.ctx.retriever("text")  # type: ignore[attr-defined]
+            form = ask_form(q["question"])
+            hits = retriever.evidence_search(form.text, k=10)
+            c = coverage(form.text, hits, retriever.sparse)
+            row = {"id": q["id"], "collection": q["collection"], "answerable": q["answerable"], "form": q["form"],
+                   "coverage": round(c.score, 4), "missing": len(c.missing)}
+            fh.write(json.dumps(row) + "\n")
+    for e in engines.values():
+        e.close()
+
+
+def cmd_answers(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    out = work / f"answers-{args.method}.jsonl"
+    done = _rows(out)
+    pool = [q for q in questions() if q["form"] not in ("yes_no", "summary")]
+    rng = random.Random(0)
+    unans = [q for q in pool if not q["answerable"]]
+    ans = [q for q in pool if q["answerable"]]
+    rng.shuffle(ans)
+    per = {name: [q for q in ans if q["collection"] == name][: args.limit] for name in DEV}
+    chosen = unans + [q for name in DEV for q in per[name]]
+    engines: dict[str, Engine] = {}
+    with out.open("a") as fh:
+        for q in chosen:
+            if q["id"] in done:
+                continue
+            engine = engines.get(q["collection"]) or engines.setdefault(q["collection"], Engine(settings(work), q["collection"]))
+            t0 = time.perf_counter()
+            a = engine.ask(q["question"], method=args.method)
+            reader = a.trace.get("reader", {}) if isinstance(a.trace.get("reader"), dict) else {}
+            row = {"id": q["id"], "collection": q["collection"], "answerable": q["answerable"], "form": q["form"],
+                   "declined": is_abstention(a.answer) or a.answer.startswith("Not in your documents"),
+                   "coverage": (reader.get("coverage") or {}).get("score"),
+                   "support": (reader.get("answer_support") or {}).get("score"),
+                   "prediction": a.answer[:200], "seconds": round(time.perf_counter() - t0, 2)}
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            print(f"{q['id']} {q['collection']} answerable={q['answerable']} declined={row['declined']} {row['seconds']} s")
+    for e in engines.values():
+        e.close()
+
+
+def _rates(rows: list[dict], key: str) -> str:
+    neg = [r for r in rows if not r["answerable"]]
+    pos = [r for r in rows if r["answerable"]]
+    declined_neg = sum(r[key] for r in neg) / len(neg) if neg else float("nan")
+    declined_pos = sum(r[key] for r in pos) / len(pos) if pos else float("nan")
+    return f"unanswerable declined {declined_neg:.3f} (n={len(neg)}), answerable declined {declined_pos:.3f} (n={len(pos)})"
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    work = Path(args.work)
+    rows = list(_rows(work / "coverage.jsonl").values())
+    checked = [r for r in rows if r["form"] not in ("yes_no", "summary")]
+    for r in checked:
+        r["declined"] = r["coverage"] < COVERAGE_MIN
+    print(f"coverage (no model), threshold {COVERAGE_MIN}: {_rates(checked, 'declined')}")
+    separation = auc([r["coverage"] for r in checked if r["answerable"]], [r["coverage"] for r in checked if not r["answerable"]])
+    print(f"  AUC answerable vs unanswerable: {separation:.3f}")
+    for name in PATHS:
+        sub = [r for r in checked if r["collection"] == name]
+        if sub:
+            print(f"  {name}: {_rates(sub, 'declined')}")
+    for path in sorted(work.glob("answers-*.jsonl")):
+        rows = list(_rows(path).values())
+        print(f"{path.stem}: {_rates(rows, 'declined')}")
+        for name in PATHS:
+            sub = [r for r in rows if r["collection"] == name]
+            if sub:
+                print(f"  {name}: {_rates(sub, 'declined')}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("coverage", "answers", "report"):
+        s = sub.add_parser(name)
+        s.add_argument("--work", required=True)
+        if name == "answers":
+            s.add_argument("--method", default="k2rag")
+            s.add_argument("--limit", type=int, default=20, help="answerable questions per dev collection")
+    args = ap.parse_args()
+    {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Whether the evidence supports an answer: "not in your documents" read from the passages.
+
+A question names what it asks about (the subject, "Altmoor") and what it asks for (the
+attribute, "mayor"). The documents answer it only where both stand together: a passage that
+names the ferry's captain and, two paragraphs away, the town does not say who the town's mayor
+is. So support is measured on sentence windows (a sentence with its neighbours, plus its
+document's "title | outlet | date" line and file name, which every sentence of a document shares):
+
+* ``coverage(question, hits)`` — before any answer: the share of the question's terms (weighted
+  by inverse document frequency, a term the collection never uses weighing most) that occur
+  anywhere in the passages. A question whose attribute the documents never mention ("mayor")
+  scores low.
+* ``answer_support(question, answer, hits)`` — after a short answer: the windows that hold the
+  answer, and the share of the question's terms found in them (each term in any of them, so a
+  multi-hop answer named in several articles gathers its terms from each). "2 euros" for "How
+  much did the Margarethe II cost to build?" stands beside "crossing" and "costs", not beside
+  "Margarethe II" or "built": low support. An answer the passages do not contain at all: 0.
+
+Terms are the sparse index's own (stemmed), after irregular forms are mapped to their lemma
+("led" → "lead", "built" → "build") with spaCy's English exception tables, so "Who leads …?"
+meets "… is led by …". The thresholds that turn a score into "not in your documents" are
+measured (docs/eval/abstain/), not assumed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePath
+from typing import Sequence
+
+from k2desk.methods.retrieval import Hit
+from k2desk.runtime.summarizer import STOPWORDS, split_sentences
+from k2desk.store.sparse import SparseIndex
+from k2desk.text.headers import chunk_header
+
+WINDOW = 1  # sentences on each side of a sentence that belong to its window
+# Words that say how a question asks, not what about: they need not occur in the passages.
+QUESTION_WORDS = frozenset("""
+who whom whose which what where when why how many much name names named called call kind type sort
+does did do tell give show list describe explain please know find mention mentioned say according
+anyone someone something thing things happen happened exactly currently actually approximately
+""".split())
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+
+
+@lru_cache(maxsize=1)
+def irregular_lemmas() -> dict[str, str]:
+    """Irregular word forms → lemma ("led" → "lead", "children" → "child"), from the exception
+    tables of spaCy's English pipeline (the fast graph's dependency); {} without it."""
+    try:
+        from k2desk.graph.nlp import load_pipeline
+
+        lemmatizer = load_pipeline().get_pipe("lemmatizer")
+        table = lemmatizer.lookups.get_table("lemma_exc")
+    except Exception:  # noqa: BLE001 - no spaCy model: stems alone
+        return {}
+    out: dict[str, str] = {}
+    for pos in ("verb", "noun", "adj"):
+        for form, lemmas in dict(table.get(pos, {})).items():
+            if lemmas and form.isalpha() and lemmas[0] != form:
+                out.setdefault(form, lemmas[0])
+    return out
+
+
+def lemmatized(text: str) -> str:
+    """``text`` with irregular word forms replaced by their lemma."""
+    table = irregular_lemmas()
+    if not table:
+        return text
+    return _WORD.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), text)
+
+
+def question_terms(question: str, sparse: SparseIndex) -> list[str]:
+    """The index terms of what the question is about and asks for (no stop or question words)."""
+    skip = set(sparse.terms_of(" ".join(STOPWORDS | QUESTION_WORDS)))
+    return list(dict.fromkeys(t for t in sparse.terms_of(lemmatized(question)) if t not in skip))
+
+
+@dataclass
+class Support:
+    score: float  # idf-weighted share of the question's terms found (0 … 1)
+    missing: list[str] = field(default_factory=list)  # question terms not found
+    found_answer: bool = True  # the answer occurs in the passages (answer_support only)
+
+    def to_trace(self) -> dict:
+        return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer}
+
+
+def _windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str]]:
+    """(terms, text) of every sentence window of the passages, the document line included."""
+    out = []
+    for hit in hits:
+        name = PurePath(hit.chunk.document.split("#", 1)[0]).stem.replace("-", " ").replace("_", " ")
+        header = set(sparse.terms_of(lemmatized(f"{chunk_header(hit.chunk.title, hit.chunk.meta)} {name}")))
+        sentences = split_sentences(hit.chunk.text)
+        terms = [set(sparse.terms_of(lemmatized(s))) for s in sentences]
+        for i, sentence in enumerate(sentences):
+            window = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1]) | header
+            out.append((window, sentence))
+    return out
+
+
+def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex) -> Support:
+    if not terms:
+        return Support(1.0)
+    idf = sparse.idf(set(terms))
+    total = sum(idf[t] for t in terms)
+    have = sum(idf[t] for t in terms if t in found)
+    return Support(have / total if total else 1.0, [t for t in terms if t not in found])
+
+
+def coverage(question: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support:
+    """The share of the question's terms that occur anywhere in the passages (idf-weighted)."""
+    found: set[str] = set()
+    for window, _ in _windows(hits, sparse):
+        found |= window
+    return _share(question_terms(question, sparse), found, sparse)
+
+
+def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support:
+    """The share of the question's terms found in the sentence windows that hold ``answer``
+    (its own words beyond the question's: at least half of them, by idf, in one window)."""
+    q_terms = question_terms(question, sparse)
+    skip = set(sparse.terms_of(" ".join(STOPWORDS)))
+    own = [t for t in dict.fromkeys(sparse.terms_of(lemmatized(answer))) if t not in skip and t not in q_terms]
+    if not own:  # the answer only restates the question: nothing in it to find
+        return Support(0.0, q_terms, found_answer=False)
+    idf = sparse.idf(set(own))
+    need = sum(idf[t] for t in own) / 2
+    found: set[str] = set()
+    hit_any = False
+    for window, _ in _windows(hits, sparse):
+        if sum(idf[t] for t in own if t in window) >= need:
+            hit_any = True
+            found |= window
+    if not hit_any:
+        return Support(0.0, q_terms, found_answer=False)
+    return _share(q_terms, found, sparse)

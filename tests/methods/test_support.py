@@ -1,0 +1,70 @@
+"""'Not in your documents' from the evidence (methods/support.py), on the README's sample
+documents in a real collection (SQLite, FTS5, ONNX embeddings; no model)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from k2desk.config import Settings
+from k2desk.engine import Engine
+from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN
+from k2desk.methods.support import answer_support, coverage, lemmatized, question_terms
+
+SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_path_factory, models_dir):
+    home = tmp_path_factory.mktemp("support")
+    shutil.copytree(SAMPLE, home / "sample")
+    settings = Settings(home=home / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="naive")
+    with Engine(settings, "sample") as engine:
+        engine.index([home / "sample"])
+        yield engine.method("evidence").ctx.retriever("text")
+
+
+def passages(retriever, question):
+    return retriever.evidence_search(question, k=10)
+
+
+def test_irregular_forms_meet_their_lemma(retriever):
+    assert "lead" in lemmatized("The cooperative is led by its chair").split()
+    assert retriever.sparse.terms_of(lemmatized("was built in 1978"))[1] == retriever.sparse.terms_of("build")[0]
+    assert question_terms("Who is the mayor of Altmoor?", retriever.sparse) == ["mayor", "altmoor"]
+
+
+def test_a_question_whose_attribute_no_passage_mentions_is_not_covered(retriever):
+    question = "Who is the mayor of Altmoor?"
+    c = coverage(question, passages(retriever, question), retriever.sparse)
+    assert c.score < COVERAGE_MIN and c.missing == ["mayor"]
+    question = "Who leads the Lindenfeld Solar Cooperative?"
+    assert coverage(question, passages(retriever, question), retriever.sparse).score == 1.0
+
+
+def test_an_answer_away_from_the_questions_subject_is_not_supported(retriever):
+    question = "How much did the Margarethe II cost to build?"
+    hits = passages(retriever, question)
+    assert coverage(question, hits, retriever.sparse).score >= COVERAGE_MIN  # every word is somewhere …
+    s = answer_support(question, "2 euros", hits, retriever.sparse)
+    assert s.found_answer and s.score < SUPPORT_MIN  # … but not beside the fare
+    assert "margareth" in s.missing
+
+
+def test_an_answer_beside_its_question_is_supported(retriever):
+    question = "Who leads the Lindenfeld Solar Cooperative?"
+    hits = passages(retriever, question)
+    s = answer_support(question, "Henrike Albers", hits, retriever.sparse)
+    assert s.score >= SUPPORT_MIN and s.missing == ["lindenfeld"]  # "solar", "cooperative": its file name
+    # the model's sentence repeats the question: only its own words are looked for
+    assert answer_support(question, "Henrike Albers leads the Lindenfeld Solar Cooperative.", hits,
+                          retriever.sparse).score == s.score
+    question = "When was the telescope installed?"
+    assert answer_support(question, "1987", passages(retriever, question), retriever.sparse).score >= SUPPORT_MIN
+
+
+def test_an_answer_the_passages_do_not_hold_has_no_support(retriever):
+    question = "Who leads the Lindenfeld Solar Cooperative?"
+    s = answer_support(question, "Margit Oberholzer", passages(retriever, question), retriever.sparse)
+    assert (s.score, s.found_answer) == (0.0, False)
+    assert answer_support(question, "the cooperative", passages(retriever, question), retriever.sparse).score == 0.0
