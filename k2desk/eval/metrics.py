@@ -19,6 +19,16 @@ Definitions (also written into every report):
   * Yes/No (the normalized gold's first word is "yes" or "no"): correct iff the first "yes"/"no"
     word of the normalized prediction has the same polarity;
   * otherwise (KG-RAG paper): correct iff prediction and gold share at least one normalized word.
+- content words (``content_words``): the normalized words (``normalize_answer``, each dash read
+  as a space first, so "Bankman-Fried" is "bankman fried") that are not in ``STOP_WORDS``, a
+  small English list of function words; numbers are content words.
+- gold-token recall (``gold_token_recall``): the share of the gold's distinct content words that
+  are among the prediction's words (normalized the same way); a gold without content words
+  scores its exact match.
+- strict accuracy (``Judgement.strict``): as ``judge``'s accuracy for null, multiple-choice and
+  Yes/No questions and for abstentions; an open answer is right iff it holds EVERY content word
+  of the gold (gold-token recall 1). "Abdelkarim Erradi University" for "Qatar University"
+  shares a word (correct) but lacks "qatar" (not strict).
 - hallucinated: the prediction does not abstain and is not correct ("answered, but wrong";
   for a null question any non-abstaining answer). Rates in the report divide by all questions N:
   accuracy + hallucination rate + (abstained on an answerable question) = 1.
@@ -55,6 +65,14 @@ ABSTAIN_PHRASES = (
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _ASCII_PUNCT = frozenset(string.punctuation)
 _OPTION_LETTER = re.compile(r"^\s*(?:option\s+)?\(?([A-Z])(?:\)|[.:]|\s*$)")
+# function words that do not make an answer right (normalized: no apostrophes; a/an/the are
+# already gone); negations, yes/no and numbers are not among them
+STOP_WORDS = frozenset("""
+and or but nor of in on at to for from by with about as into onto than
+is are was were be been being am do does did has have had will would can could
+it its this that these those he she they them his her their there here
+which who whom whose what when where why how i we you me us our your my
+""".split())
 
 
 def _is_punct(ch: str) -> bool:
@@ -94,6 +112,34 @@ def token_f1(pred: str, gold: str) -> float:
 def word_overlap(pred: str, gold: str) -> bool:
     """KG-RAG's accuracy test: any normalized word in common."""
     return bool(set(answer_tokens(pred)) & set(answer_tokens(gold)))
+
+
+def _dashes_as_spaces(text: Optional[str]) -> str:
+    return "".join(" " if unicodedata.category(ch) == "Pd" else ch for ch in (text or ""))
+
+
+def _words(text: Optional[str]) -> list[str]:
+    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space."""
+    return normalize_answer(_dashes_as_spaces(text)).split()
+
+
+def content_words(text: Optional[str]) -> list[str]:
+    """The words of ``text`` that carry content: ``_words`` minus ``STOP_WORDS`` (numbers stay)."""
+    return [w for w in _words(text) if w not in STOP_WORDS]
+
+
+def gold_token_recall(pred: str, gold: str) -> float:
+    """Share of the gold's distinct content words among the prediction's words; a gold without
+    content words scores its exact match."""
+    needed = set(content_words(gold))
+    if not needed:
+        return exact_match(pred, gold)
+    return len(needed & set(_words(pred))) / len(needed)
+
+
+def strict_match(pred: str, gold: str) -> bool:
+    """The strict test of an open answer: it holds every content word of the gold."""
+    return gold_token_recall(pred, gold) == 1.0
 
 
 def gold_polarity(gold: str) -> Optional[str]:
@@ -155,9 +201,11 @@ class Judgement:
     kind: str  # null | choice | yes_no | open
     em: float
     f1: float
-    correct: bool
+    correct: bool  # the word-overlap rule (KG-RAG) for open answers: comparable with earlier runs
     abstained: bool
-    hallucinated: bool
+    hallucinated: bool  # not abstained and not ``correct``
+    strict: bool  # every gold content word for open answers; otherwise the same as ``correct``
+    recall: float  # gold-token recall
     chosen: Optional[int] = None  # the option picked, for multiple choice
 
     def to_json(self) -> dict:
@@ -189,6 +237,7 @@ def judge(
         correct = prediction_polarity(pred) == gold_polarity(gold)
     else:
         correct = word_overlap(pred, gold)
+    strict = strict_match(pred, gold) if kind == "open" and not abstained else correct
     return Judgement(
         kind=kind,
         em=exact_match(pred, gold),
@@ -196,6 +245,8 @@ def judge(
         correct=bool(correct),
         abstained=abstained,
         hallucinated=(not abstained) and not correct,
+        strict=bool(strict),
+        recall=gold_token_recall(pred, gold),
         chosen=chosen,
     )
 

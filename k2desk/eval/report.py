@@ -1,8 +1,9 @@
 """Turn ``results.jsonl`` (+ ``run.json``) into ``report.md`` and box plots (K²RAG Figs. 13–14).
 
 Every metric is recomputed from the stored predictions, so a report can be rebuilt at any time
-(``write_report(out_dir)``); only the answer similarity, which needs the embedder, is taken from
-the rows. Missing values print as "n/a" (a method without rows, a metric that does not apply).
+(``write_report(out_dir)``; ``k2desk eval BENCH --report-only --out DIR``, ``runner.rerender``, joins
+the gold answers by id); only the answer similarity, which needs the embedder, is taken from the
+rows. Missing values print as "n/a" (a method without rows, a metric that does not apply).
 """
 
 from __future__ import annotations
@@ -31,18 +32,25 @@ DEFINITIONS = """\
   "not enough information", "no information", "I don't know", "cannot be determined",
   "cannot determine", "unable to determine", "could not find an answer" (the CoE apology),
   "cannot answer" or "unable to answer".
-- **Accuracy** (correct): null question (gold "Insufficient information.") → the answer abstains;
-  otherwise an abstention is wrong; multiple choice → the answer maps to the gold option (exact
-  normalized match, else option letter, else highest token F1); Yes/No gold → the first yes/no
-  word of the normalized answer has the gold's polarity; any other → at least one normalized
-  word in common with the gold answer (KG-RAG paper). **Yes/No acc** and **Null acc**: accuracy
-  on those questions only.
-- **Hallucination**: the answer does not abstain and is not correct ("answered, but wrong";
-  on a null question, any answer). **Hallucination rate** and **Abstention rate** divide by all
-  n questions, so accuracy + hallucination + (abstained on an answerable question) = 1.
-  **Halluc./answered** divides the hallucinations by the answers that did not abstain.
+- **Content words**: the normalized words of a text (each dash read as a space first, so
+  "Bankman-Fried" is "bankman fried") that are not English function words ("and", "of", "in",
+  "is", "who", …; numbers are content words). **Gold recall**: the share of the gold's distinct
+  content words found among the answer's words (a gold without content words: its EM).
+- **Strict** (the headline): null question (gold "Insufficient information.") → the answer
+  abstains; otherwise an abstention is wrong; multiple choice → the answer maps to the gold
+  option (exact normalized match, else option letter, else highest token F1); Yes/No gold → the
+  first yes/no word of the normalized answer has the gold's polarity; any other (open) → the
+  answer holds EVERY content word of the gold (gold recall 1). **Overlap acc**: the same, but an
+  open answer needs only one normalized word in common with the gold (KG-RAG paper, MultiHop-RAG;
+  the "Acc" of earlier reports: "Abdelkarim Erradi University" for "Qatar University"
+  counts). **Yes/No acc** and **Null acc**: on those questions only (the same under both rules).
+- **Answerable / unanswerable**: a question whose gold is an answer / "Insufficient
+  information.". On answerable questions: **Abst.** the answer abstains, **Halluc.** it does not
+  abstain and is not strictly right (so Strict + Abst. + Halluc. = 1 there). On unanswerable
+  ones: **Declined** the answer abstains (right), **Halluc.** it answers anyway. In a
+  question-type table, Abst. and Halluc. divide by that type's questions.
 - **K-fold** (K²RAG Algorithm 3): the selected questions are permuted with the seed and split
-  into K near-equal folds; per fold the mean similarity and accuracy are taken, and the table
+  into K near-equal folds; per fold the mean similarity and Strict accuracy are taken, and the table
   shows their mean ± sample standard deviation (ddof=1) across the non-empty folds.
 - **Time**: wall-clock seconds of one `ask` call (similarity scoring excluded); mean, median, p90.
   **LLM calls / tokens**: per question, from the answer's usage counters. **Peak RSS**: the
@@ -68,6 +76,15 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def read_meta(path: Path) -> dict[str, Any]:
+    """A run's ``run.json``; {} when it is missing or unreadable."""
+    try:
+        meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
 def _num(x: Any) -> float:
     try:
         v = float(x)
@@ -85,24 +102,37 @@ def row_similarity(row: dict[str, Any]) -> float:
     return 0.0 if not (row.get("prediction") or "").strip() else _num(row.get("similarity"))
 
 
+def answerability_counts(judged: Sequence[M.Judgement]) -> dict[str, float]:
+    """Counts on answerable questions (strictly right, abstained, answered but not strictly
+    right) and on unanswerable (null-gold) ones (declined, answered anyway)."""
+    answerable = [j for j in judged if j.kind != "null"]
+    unanswerable = [j for j in judged if j.kind == "null"]
+    return {
+        "n_answerable": float(len(answerable)),
+        "strict_answerable": float(sum(j.strict for j in answerable)),
+        "abst_answerable": float(sum(j.abstained for j in answerable)),
+        "halluc_answerable": float(sum(not j.abstained and not j.strict for j in answerable)),
+        "n_unanswerable": float(len(unanswerable)),
+        "declined_unanswerable": float(sum(j.abstained for j in unanswerable)),
+        "halluc_unanswerable": float(sum(not j.abstained for j in unanswerable)),
+    }
+
+
 def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
     """Every metric of the report for one group of rows (one method, maybe one question type)."""
     n = len(rows)
-    nan = float("nan")
     judged = [M.judge(r.get("prediction") or "", str(r.get("gold", "")), r.get("options"), r.get("gold_index"))
               for r in rows]
     sims = [row_similarity(r) for r in rows]
     q = M.quartiles(sims)
-    correct = [float(j.correct) for j in judged]
+    strict = [float(j.strict) for j in judged]
     yes_no = [float(j.correct) for j in judged if j.kind == "yes_no"]
     null = [float(j.correct) for j in judged if j.kind == "null"]
-    answered = sum(1 for j in judged if not j.abstained)
-    halluc = sum(1 for j in judged if j.hallucinated)
     folds: dict[int, list[int]] = {}
     for i, r in enumerate(rows):
         folds.setdefault(int(r.get("fold", 0) or 0), []).append(i)
     fold_sim = [M.mean(sims[i] for i in idx) for idx in folds.values()]
-    fold_acc = [M.mean(correct[i] for i in idx) for idx in folds.values()]
+    fold_strict = [M.mean(strict[i] for i in idx) for idx in folds.values()]
     gpu = [_num(r.get("gpu_mem_mb")) for r in rows if r.get("gpu_mem_mb") is not None]
     polar = [(M.gold_polarity(str(r.get("gold", ""))), M.prediction_polarity(r.get("prediction") or ""), r.get("support"))
              for r, j in zip(rows, judged) if j.kind == "yes_no"]
@@ -120,19 +150,21 @@ def group_stats(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
         "sim_q3": q["q3"],
         "em": M.mean(j.em for j in judged),
         "f1": M.mean(j.f1 for j in judged),
-        "accuracy": M.mean(correct),
+        "recall": M.mean(j.recall for j in judged),
+        "strict": M.mean(strict),
+        "accuracy": M.mean(float(j.correct) for j in judged),
+        "abstention": M.mean(float(j.abstained) for j in judged),
+        "hallucination": M.mean(float(not j.abstained and not j.strict) for j in judged),
         "yes_no_acc": M.mean(yes_no),
         "n_yes_no": float(len(yes_no)),
         "null_acc": M.mean(null),
         "n_null": float(len(null)),
-        "abstention": M.mean(float(j.abstained) for j in judged),
-        "hallucination": halluc / n if n else nan,
-        "halluc_answered": halluc / answered if answered else nan,
+        **answerability_counts(judged),
         "n_folds": float(len(folds)),
         "fold_sim_mean": M.mean(fold_sim),
         "fold_sim_std": M.std(fold_sim),
-        "fold_acc_mean": M.mean(fold_acc),
-        "fold_acc_std": M.std(fold_acc),
+        "fold_strict_mean": M.mean(fold_strict),
+        "fold_strict_std": M.std(fold_strict),
         "time_mean": M.mean(_num(r.get("seconds")) for r in rows),
         "time_median": M.percentile((_num(r.get("seconds")) for r in rows), 50),
         "time_p90": M.percentile((_num(r.get("seconds")) for r in rows), 90),
@@ -194,8 +226,19 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def _quality_cells(s: dict[str, float]) -> list[str]:
-    return [fmt(s["n"], 0), fmt(s["sim_q1"]), fmt(s["sim_mean"]), fmt(s["sim_median"]), fmt(s["sim_q3"]),
-            fmt(s["em"]), fmt(s["f1"]), fmt(s["accuracy"]), fmt(s["abstention"]), fmt(s["hallucination"])]
+    return [fmt(s["n"], 0), fmt(s["strict"]), fmt(s["accuracy"]), fmt(s["f1"]), fmt(s["recall"]), fmt(s["em"]),
+            fmt(s["sim_mean"]), fmt(s["sim_q1"]), fmt(s["sim_median"]), fmt(s["sim_q3"])]
+
+
+def share(count: float, n: float) -> str:
+    """"rate (count)", e.g. "0.250 (3)"; "n/a" when there is no question to divide by."""
+    return f"{fmt(count / n)} ({fmt(count, 0)})" if n else "n/a"
+
+
+def _answerability_cells(s: dict[str, float]) -> list[str]:
+    a, u = s["n_answerable"], s["n_unanswerable"]
+    return [fmt(a, 0), share(s["strict_answerable"], a), share(s["abst_answerable"], a), share(s["halluc_answerable"], a),
+            fmt(u, 0), share(s["declined_unanswerable"], u), share(s["halluc_unanswerable"], u)]
 
 
 def _cost_cells(s: dict[str, float], gpu: bool) -> list[str]:
@@ -204,12 +247,27 @@ def _cost_cells(s: dict[str, float], gpu: bool) -> list[str]:
     return cells + ([fmt(s["gpu_mem_mb"], 0)] if gpu else [])
 
 
-QUALITY_HEADER = ["n", "Sim Q1", "Sim mean", "Sim median", "Sim Q3", "EM", "F1", "Accuracy", "Abstention", "Hallucination"]
+QUALITY_HEADER = ["n", "Strict", "Overlap acc", "F1", "Gold recall", "EM", "Sim mean", "Sim Q1", "Sim median", "Sim Q3"]
+ANSWERABILITY_HEADER = ["Answerable", "Strict (answerable)", "Abst. (answerable)", "Halluc. (answerable)",
+                        "Unanswerable", "Declined (unanswerable)", "Halluc. (unanswerable)"]
 
 
 def _index_seconds(index: dict[str, Any]) -> str:
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in (index.get("stage_seconds") or {}).items())
     return f"{index['seconds']:.1f} s" + (f" ({stages})" if stages else "")
+
+
+def code_line(meta: dict[str, Any]) -> str:
+    """The k2desk commit(s) the run's answers came from, as ``run.json`` records them."""
+    if "commits" not in meta:
+        return "not recorded"
+    states = [f"{c['commit'][:12]}{' + uncommitted changes' if c.get('dirty') else ''}" if c else "not a git checkout"
+              for c in meta["commits"]]
+    return "; ".join(states) + (" (the run was resumed on each)" if len(states) > 1 else "")
+
+
+def settings_line(settings: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in settings.items()) or "not recorded"
 
 
 def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k: int) -> str:
@@ -220,6 +278,7 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
         ("seed", meta.get("seed")), ("folds", k), ("limit", meta.get("limit") or "none"),
         ("collection", meta.get("collection")), ("LLM", (meta.get("settings") or {}).get("llm")),
         ("embedder", (meta.get("settings") or {}).get("embedder")),
+        ("code", code_line(meta)), ("settings", settings_line(meta.get("settings") or {})),
         ("machine", (meta.get("machine") or {}).get("summary")),
         ("started", meta.get("started")), ("finished", meta.get("finished") or "not finished (partial results)"),
     ]
@@ -237,10 +296,14 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
         out += [f"Note: the methods answered different numbers of questions ({counts}); the run is incomplete.", ""]
 
     out += ["## Answer quality (all questions)", ""]
-    head = ["Method"] + QUALITY_HEADER + ["Yes/No acc", "Null acc", "Halluc./answered"]
-    out += _table(head, ([m] + _quality_cells(s["overall"]) + [
-        fmt(s["overall"]["yes_no_acc"]), fmt(s["overall"]["null_acc"]), fmt(s["overall"]["halluc_answered"])]
-        for m, s in summary.items()))
+    head = ["Method"] + QUALITY_HEADER + ["Yes/No acc", "Null acc"]
+    out += _table(head, ([m] + _quality_cells(s["overall"]) + [fmt(s["overall"]["yes_no_acc"]), fmt(s["overall"]["null_acc"])]
+                         for m, s in summary.items()))
+
+    out += ["## Abstention and hallucination: answerable and unanswerable questions", "",
+            "Rate (count). On answerable questions Strict + Abst. + Halluc. = 1; an unanswerable (null-gold) "
+            "question is either declined or answered anyway.", ""]
+    out += _table(["Method"] + ANSWERABILITY_HEADER, ([m] + _answerability_cells(s["overall"]) for m, s in summary.items()))
 
     out += ["## Yes/no questions: gold against predicted", "",
             "A reader that answers one polarity whatever the evidence scores the base rate; this table "
@@ -252,9 +315,9 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
                    + [fmt(s["overall"]["yes_no_auc"])] for m, s in summary.items()))
 
     out += [f"## K-fold spread (K={k}, Algorithm 3)", ""]
-    out += _table(["Method", "non-empty folds", "Similarity mean ± sd", "Accuracy mean ± sd"], (
+    out += _table(["Method", "non-empty folds", "Similarity mean ± sd", "Strict mean ± sd"], (
         [m, fmt(s["overall"]["n_folds"], 0), pm(s["overall"]["fold_sim_mean"], s["overall"]["fold_sim_std"]),
-         pm(s["overall"]["fold_acc_mean"], s["overall"]["fold_acc_std"])] for m, s in summary.items()))
+         pm(s["overall"]["fold_strict_mean"], s["overall"]["fold_strict_std"])] for m, s in summary.items()))
     out += ["Mean similarity per fold:", ""]
     out += _table(["Method"] + [f"fold {f}" for f in range(k)],
                   ([m] + [fmt(v) for v in fold_means(s["rows"], k)] for m, s in summary.items()))
@@ -269,8 +332,9 @@ def render_markdown(summary: dict[str, dict[str, Any]], meta: dict[str, Any], k:
     types = sorted({t for s in summary.values() for t in s["by_type"]})
     for t in types:
         out += [f"### {t}", ""]
-        out += _table(["Method"] + QUALITY_HEADER, ([m] + _quality_cells(s["by_type"].get(t) or group_stats([]))
-                                                    for m, s in summary.items()))
+        stats = {m: s["by_type"].get(t) or group_stats([]) for m, s in summary.items()}
+        out += _table(["Method"] + QUALITY_HEADER + ["Abst.", "Halluc."],
+                      ([m] + _quality_cells(st) + [fmt(st["abstention"]), fmt(st["hallucination"])] for m, st in stats.items()))
 
     out += ["## Plots", "", f"![Answer similarity per method]({SIM_PLOT})", "",
             f"![Time per question per method]({TIME_PLOT})", ""]
@@ -332,12 +396,7 @@ def write_report(
     """
     out_dir = Path(out_dir)
     rows = read_results(out_dir / RESULTS_FILE)
-    meta: dict[str, Any] = {}
-    if (out_dir / RUN_FILE).is_file():
-        try:
-            meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
-        except ValueError:
-            meta = {}
+    meta = read_meta(out_dir / RUN_FILE)
     if questions is not None:
         by_id = {str(q.id): q for q in questions}
         rows = [_joined(r, by_id[str(r["id"])]) for r in rows if str(r["id"]) in by_id]

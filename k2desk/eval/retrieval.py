@@ -1,14 +1,21 @@
-"""Retrieval alone, no LLM: MultiHop-RAG's own metrics over what each method gathers.
+"""Retrieval alone, no LLM: MultiHop-RAG's own metrics over what each method gathers, and the
+same at document level for benches whose evidence names documents only.
 
-The rule is the benchmark's (yixuantt/MultiHop-RAG ``retrieval_evaluate.py``): with all spaces
-and newlines removed, a retrieved passage is a hit when a gold evidence ``fact`` is a substring
-of it. Per question: Hits@4 and Hits@10 (a hit in the first 4 / 10), AP@10 (each newly covered
-fact adds 1/rank; divided by min(#facts, 10)), RR@10 (1 / rank of the first hit); beside them,
-whether every evidence *article* has a passage in the first 4 / 10 (what a multi-hop question
-needs). Questions without evidence (null questions) are left out, as the benchmark does.
+Fact level, for questions whose evidence has ``fact`` texts, by the benchmark's rule
+(yixuantt/MultiHop-RAG ``retrieval_evaluate.py``): with all spaces and newlines removed, a
+retrieved passage is a hit when a gold evidence fact is a substring of it. Per question: Hits@4
+and Hits@10 (a hit in the first 4 / 10 passages), AP@10 (each newly covered fact adds 1/rank;
+divided by min(#facts, 10)), RR@10 (1 / rank of the first hit).
 
-Results are kept by question id and method in ``retrieval.jsonl`` (no benchmark text), so a run
-resumes and its table can be rebuilt.
+Document level, for questions whose evidence names documents (``url``): the documents of the
+first 10 passages, each counted once at its best rank. doc Hits@k (k = 1, 4, 10): an evidence
+document is among the documents of the first k passages; doc RR@10: 1 / the rank of the first
+evidence document in that de-duplicated list. With more than one evidence document, also whether
+EVERY one has a passage in the first 4 / 10 (what a multi-hop question needs).
+
+Questions without evidence (null questions) are left out, as the benchmark does; a table's mean
+of a metric is over the questions it applies to. Results are kept by question id and method in
+``retrieval.jsonl`` (no benchmark text), so a run resumes and its table can be rebuilt.
 """
 
 from __future__ import annotations
@@ -23,8 +30,10 @@ from k2desk.eval.datasets import Question
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 RESULTS_FILE = "retrieval.jsonl"
-METRICS = ("hits4", "hits10", "map10", "mrr10", "all_docs4", "all_docs10")
+DOC_KS = (1, 4, 10)
+METRICS = ("hits4", "hits10", "map10", "mrr10", *(f"doc_hits{k}" for k in DOC_KS), "doc_mrr10", "all_docs4", "all_docs10")
 HEADERS = {"hits4": "Hits@4", "hits10": "Hits@10", "map10": "MAP@10", "mrr10": "MRR@10",
+           **{f"doc_hits{k}": f"doc Hits@{k}" for k in DOC_KS}, "doc_mrr10": "doc MRR@10",
            "all_docs4": "all evidence articles @4", "all_docs10": "all evidence articles @10"}
 
 
@@ -42,9 +51,9 @@ def document_url(key: str) -> str:
     return key.split("#", 1)[1] if "#" in key else key
 
 
-def score_question(passages: Sequence[Passage], facts: Sequence[str], evidence_urls: Sequence[str]) -> dict[str, float]:
-    """The metrics of one question's ranked passages (see the module docstring)."""
-    gold = [_squeeze(f) for f in facts if f]
+def fact_scores(passages: Sequence[Passage], facts: Sequence[str]) -> dict[str, float]:
+    """Hits@4, Hits@10, AP@10 and RR@10 of one question's ranked passages against its facts."""
+    gold = [_squeeze(f) for f in facts]
     found: set[str] = set()
     first: Optional[int] = None
     ap = 0.0
@@ -60,19 +69,34 @@ def score_question(passages: Sequence[Passage], facts: Sequence[str], evidence_u
         new = [g for g in covered if g not in found]
         found.update(new)
         ap += len(new) / rank
+    return {"hits4": float(hits4), "hits10": float(hits10), "map10": ap / min(len(gold), 10), "mrr10": 1.0 / first if first else 0.0}
+
+
+def document_scores(passages: Sequence[Passage], evidence_urls: Sequence[str]) -> dict[str, float]:
+    """doc Hits@1/4/10 and doc RR@10 of one question's ranked passages against its evidence
+    documents; with several, whether all are in the first 4 / 10 passages."""
     urls = set(evidence_urls)
-    docs4 = {document_url(p.document) for p in passages[:4]}
-    docs10 = {document_url(p.document) for p in passages[:10]}
-    return {
-        "hits4": float(hits4), "hits10": float(hits10),
-        "map10": ap / min(len(gold), 10) if gold else 0.0,
-        "mrr10": 1.0 / first if first else 0.0,
-        "all_docs4": float(bool(urls) and urls <= docs4), "all_docs10": float(bool(urls) and urls <= docs10),
-    }
+    docs = [document_url(p.document) for p in passages[:10]]
+    ranking = list(dict.fromkeys(docs))  # each document once, at its best rank
+    first = next((rank for rank, doc in enumerate(ranking, start=1) if doc in urls), None)
+    out = {f"doc_hits{k}": float(bool(urls & set(docs[:k]))) for k in DOC_KS}
+    out["doc_mrr10"] = 1.0 / first if first else 0.0
+    if len(urls) > 1:
+        out.update(all_docs4=float(urls <= set(docs[:4])), all_docs10=float(urls <= set(docs)))
+    return out
+
+
+def score_question(passages: Sequence[Passage], facts: Sequence[str], evidence_urls: Sequence[str]) -> dict[str, float]:
+    """The metrics that apply to one question (see the module docstring): fact level when it has
+    facts, document level when its evidence names documents."""
+    facts = [f for f in facts if f]
+    return {**(fact_scores(passages, facts) if facts else {}),
+            **(document_scores(passages, evidence_urls) if evidence_urls else {})}
 
 
 def evidence(q: Question) -> tuple[list[str], list[str]]:
-    facts = [e.get("fact", "") for e in q.evidence_list if isinstance(e, dict)]
+    """The question's evidence fact texts (none where the bench names documents only) and urls."""
+    facts = [e["fact"] for e in q.evidence_list if isinstance(e, dict) and e.get("fact")]
     urls = list(dict.fromkeys(e.get("url", "") for e in q.evidence_list if isinstance(e, dict) and e.get("url")))
     return facts, urls
 
@@ -97,9 +121,11 @@ def run_retrieval(questions: Sequence[Question], retrievers: dict[str, Retrieve]
     report = progress_or_noop(progress)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / RESULTS_FILE
-    rows = load_rows(path)
-    done = {(r["id"], r["method"]) for r in rows}
     asked = [q for q in questions if q.evidence_list]
+    with_documents = {q.id for q in asked if evidence(q)[1]}
+    # a row written before the document level existed lacks it: that question is scored again
+    rows = [r for r in load_rows(path) if "doc_hits1" in r or r["id"] not in with_documents]
+    done = {(r["id"], r["method"]) for r in rows}
     todo = [(q, m) for q in asked for m in retrievers if (q.id, m) not in done]
     with open(path, "a", encoding="utf-8") as fh:
         for i, (q, method) in enumerate(todo):
@@ -117,25 +143,36 @@ def run_retrieval(questions: Sequence[Question], retrievers: dict[str, Retrieve]
     return [r for r in rows if r["id"] in wanted and r["method"] in retrievers]
 
 
+def means(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """"n" (the rows) and each metric's mean over the rows that have it."""
+    out = {"n": float(len(rows))}
+    for k in METRICS:
+        values = [r[k] for r in rows if k in r]
+        if values:
+            out[k] = sum(values) / len(values)
+    return out
+
+
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
-    """method -> group ("all" and each question type) -> metric means, plus "n"."""
+    """method -> group ("all" and each question type) -> ``means``."""
     groups: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for r in rows:
         for g in ("all", r.get("type", "unknown")):
             groups.setdefault(r["method"], {}).setdefault(g, []).append(r)
-    return {m: {g: {"n": float(len(rs)), **{k: sum(r[k] for r in rs) / len(rs) for k in METRICS}}
-                for g, rs in by.items()} for m, by in groups.items()}
+    return {m: {g: means(rs) for g, rs in by.items()} for m, by in groups.items()}
 
 
 def table(summary: dict[str, dict[str, dict[str, float]]], methods: Sequence[str]) -> str:
-    """A Markdown table: one row per method (all questions), then one per method and type."""
-    head = "| method | questions | n | " + " | ".join(HEADERS[k] for k in METRICS) + " |"
-    lines = [head, "|" + "---|" * (len(METRICS) + 3)]
+    """A Markdown table of the metrics that apply: one row per method (all questions), then one
+    per method and type."""
+    shown = [k for k in METRICS if any(k in vals for by in summary.values() for vals in by.values())]
+    lines = ["| method | questions | n | " + " | ".join(HEADERS[k] for k in shown) + " |", "|" + "---|" * (len(shown) + 3)]
     for group_filter in (lambda g: g == "all", lambda g: g != "all"):
         for m in methods:
             for g, vals in sorted(summary.get(m, {}).items()):
                 if group_filter(g):
-                    lines.append(f"| {m} | {g} | {int(vals['n'])} | " + " | ".join(f"{vals[k]:.3f}" for k in METRICS) + " |")
+                    cells = " | ".join(f"{vals[k]:.3f}" if k in vals else "n/a" for k in shown)
+                    lines.append(f"| {m} | {g} | {int(vals['n'])} | {cells} |")
     return "\n".join(lines)
 
 
@@ -154,21 +191,24 @@ RETRIEVAL_METHODS = ("semantic", "keyword", "hybrid", "evidence", "k2rag")
 
 def retrieval_command(args: Any, settings: Any) -> int:
     """``k2desk eval BENCH --retrieval``: index the corpus (text stores only, unless the
-    collection has more), score every method's passages, print the table, keep the rows."""
-    from dataclasses import replace
+    collection has more), score every method's passages, print the table, keep the rows;
+    ``retrieval.md`` holds the table under the code and settings of this invocation."""
+    from dataclasses import asdict, replace
 
     from k2desk.console import err, progress_bars
     from k2desk.engine import Engine
     from k2desk.errors import Cancelled
     from k2desk.eval.datasets import prepare
-    from k2desk.eval.runner import default_out_dir, parse_methods
+    from k2desk.eval.report import code_line, settings_line
+    from k2desk.eval.runner import default_out_dir, parse_methods, source_state
 
     methods = parse_methods(args.methods) if getattr(args, "methods", None) else list(RETRIEVAL_METHODS)
     bench, questions = prepare(args.bench_dir, limit=getattr(args, "limit", None), folds=1,
                                seed=getattr(args, "seed", 0) or 0, queries=getattr(args, "queries", None))
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
     # retrieval needs the text stores only: build those, whatever the profile (more can come later)
-    engine = Engine(replace(settings, build_profile="naive"), collection=bench.collection)
+    settings = replace(settings, build_profile="naive")
+    engine = Engine(settings, collection=bench.collection)
     cancel = CancelToken()
     try:
         with progress_bars(width=24, eta_window=600) as on_progress:
@@ -181,7 +221,9 @@ def retrieval_command(args: Any, settings: Any) -> int:
     finally:
         engine.close()
     text = table(summarize(rows), methods)
-    (out / "retrieval.md").write_text(f"# Retrieval on {bench.name} ({bench.queries_file.name})\n\n{text}\n", encoding="utf-8")
+    run = f"- code: {code_line({'commits': [source_state()]})}\n- settings: {settings_line(asdict(settings))}\n"
+    (out / "retrieval.md").write_text(f"# Retrieval on {bench.name} ({bench.queries_file.name})\n\n{run}\n{text}\n",
+                                      encoding="utf-8")
     print(text)
     err.print(f"table: {out / 'retrieval.md'}")
     return 0

@@ -6,7 +6,9 @@ then asks every question with every method, question-major (an interrupted run l
 methods compared on the same questions, give or take one). Each answer is appended to
 ``results.jsonl`` and fsynced; a new run skips the (id, method) pairs already there and drops a
 torn last line. ``run.json`` records the run (bench, settings, machine, dates, index counts: ``index`` of the
-latest invocation, ``index_build`` of the latest one that added or updated documents).
+latest invocation, ``index_build`` of the latest one that added or updated documents; ``commits``: the
+k2desk checkout of each invocation that asked questions, ``source_state``). ``rerender`` rewrites the
+report of a run from its files alone (``k2desk eval BENCH --report-only --out DIR``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from k2desk.errors import Cancelled, K2Error, UsageError
 from k2desk.eval import metrics
 from k2desk.eval.datasets import Bench, Question, prepare
 from k2desk.eval.oracle import ORACLE, oracle_answer
-from k2desk.eval.report import RESULTS_FILE, RUN_FILE, write_report
+from k2desk.eval.report import RESULTS_FILE, RUN_FILE, read_meta, write_report
 from k2desk.methods.registry import METHOD_NAMES
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
@@ -92,6 +94,31 @@ class PeakRss:
         if self._thread is not None:
             self._thread.join()
         self.peak = max(self.peak, current_rss_mb())
+
+
+def _git(folder: Path, *args: str) -> Optional[str]:
+    """``git -C folder ARGS``'s output, or None when git is missing or fails."""
+    exe = shutil.which("git")
+    if not exe:
+        return None
+    try:
+        out = subprocess.run([exe, "-C", str(folder), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def source_state() -> Optional[dict[str, Any]]:
+    """The k2desk source this process runs: {"commit": HEAD, "dirty": whether the package folder
+    has changed or untracked files}; None when the package is not tracked in a git checkout (an
+    installed copy, no git). Never raises."""
+    package = Path(__file__).resolve().parents[1]
+    if _git(package, "ls-files", "--error-unmatch", "--", "__init__.py") is None:
+        return None
+    head, status = _git(package, "rev-parse", "HEAD"), _git(package, "status", "--porcelain", "--", ".")
+    if head is None or status is None:
+        return None
+    return {"commit": head.strip(), "dirty": bool(status.strip())}
 
 
 def _nvidia_smi(*query: str) -> Optional[list[str]]:
@@ -202,8 +229,19 @@ def similarity(engine: Any, prediction: str, gold: str) -> float:
     return round(metrics.answer_similarity(vecs[0], vecs[1]), 6)
 
 
-def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_gpu: bool) -> dict[str, Any]:
-    """Ask one question with one method and build its results row (errors become rows)."""
+def scope_keys(engine: Any, q: Question) -> list[str]:
+    """The keys of the documents a question's evidence names (``--scope evidence``: the question
+    asked about its own documents, as a person asks "What baselines do they compare to?" with the
+    paper selected)."""
+    urls = [e.get("url") for e in q.evidence_list if isinstance(e, dict) and e.get("url")]
+    by_url = {d.key.split("#", 1)[-1]: d.key for d in engine.documents()}
+    return list(dict.fromkeys(by_url[u] for u in urls if u in by_url))
+
+
+def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_gpu: bool,
+            scope: str = "") -> dict[str, Any]:
+    """Ask one question with one method (``scope`` "evidence": within its evidence documents)
+    and build its results row (errors become rows)."""
     row: dict[str, Any] = {  # no benchmark text: the report joins question and gold by id
         "id": q.id, "method": method, "fold": q.fold, "question_type": q.question_type,
         "prediction": "", "sources": [], "seconds": 0.0, "llm_calls": 0,
@@ -212,8 +250,9 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
     with PeakRss() as mem:
         t0 = time.perf_counter()
         try:
+            scoped = {"documents": scope_keys(engine, q)} if scope == "evidence" else {}
             answer = (oracle_answer(engine, q, cancel) if method == ORACLE
-                      else engine.ask(q.prompt, method=method, cancel=cancel))
+                      else engine.ask(q.prompt, method=method, cancel=cancel, **scoped))
         except Cancelled:
             raise
         except K2Error as exc:
@@ -233,6 +272,8 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["reader_form"] = reader["form"]
         if reader.get("support") is not None:  # the yes/no decision's score: the report's AUC
             row["support"] = reader["support"]
+        if reader.get("kind"):  # the form an open question was read in (forms.py)
+            row["reader_kind"] = reader["kind"]
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 
@@ -259,10 +300,12 @@ def run_eval(
     cancel: Optional[CancelToken] = None,
     queries: Optional[str] = None,
     settings: Any = None,
+    scope: str = "",
 ) -> Path:
     """Evaluate ``methods`` on a bench folder; returns the path of ``report.md`` in ``out_dir``.
 
-    ``engine_factory(collection_name)`` opens the engine (``Engine(settings, collection=name)``).
+    ``engine_factory(collection_name)`` opens the engine (``Engine(settings, collection=name)``);
+    ``scope`` "evidence" asks each question about its own evidence documents only.
     """
     report = progress_or_noop(progress)
     cancel = cancel or NEVER
@@ -271,14 +314,12 @@ def run_eval(
     out_dir = Path(out_dir).expanduser()
     out_dir.mkdir(parents=True, exist_ok=True)
     results, run_file = out_dir / RESULTS_FILE, out_dir / RUN_FILE
-    meta: dict[str, Any] = {}
-    if run_file.is_file():
-        try:
-            meta = json.loads(run_file.read_text(encoding="utf-8"))
-        except ValueError:
-            meta = {}
+    meta = read_meta(run_file)
     settings_json = _jsonable(settings) if settings is not None else {}
     _check_same_run(meta, bench, settings_json, out_dir)
+    if meta.get("scope", "") != scope and load_done(results):
+        raise UsageError(f"{out_dir} holds a run with scope {meta.get('scope') or 'none'!r}, not {scope or 'none'!r}: "
+                         "choose another --out")
     done = load_done(results)
     pending = [(q, m) for q in questions for m in methods if (q.id, m) not in done]
     total = len(questions) * len(methods)
@@ -294,9 +335,12 @@ def run_eval(
         corpus=str(bench.corpus.resolve()), collection=bench.collection, methods=methods, folds=folds, seed=seed,
         limit=limit, questions=len(questions), started=meta.get("started") or _now(), finished=None,
         runs=(meta.get("runs") or []) + [_now()], machine=machine_info(),
-        settings=settings_json or meta.get("settings") or {},
+        settings=settings_json or meta.get("settings") or {}, scope=scope,
     )
     if pending:
+        commits, state = meta.get("commits") or [], source_state()
+        if not commits or commits[-1] != state:
+            save_meta(commits=commits + [state])
         engine = engine_factory(bench.collection)
         try:
             if not settings_json and getattr(engine, "settings", None) is not None:
@@ -320,7 +364,7 @@ def run_eval(
             with open(results, "a", encoding="utf-8") as fh:
                 for q, method in pending:
                     cancel.check()
-                    append_row(fh, ask_row(engine, q, method, cancel, measure_gpu))
+                    append_row(fh, ask_row(engine, q, method, cancel, measure_gpu, scope))
                     n_done += 1
                     report("ask", n_done, total)
         finally:
@@ -329,6 +373,21 @@ def run_eval(
         report("ask", total, total)
     save_meta(finished=_now(), process_peak_rss_mb=process_peak_rss_mb())
     return write_report(out_dir, questions=questions, methods=methods, folds=folds)
+
+
+def rerender(bench_dir: Union[str, Path], out_dir: Union[str, Path], queries: Optional[str] = None) -> Path:
+    """Rewrite ``report.md`` and the plots of a run from its ``results.jsonl`` and ``run.json``:
+    the run's own queries file (unless ``queries`` names one), limit, seed, folds and methods;
+    the gold answers joined by id from the bench. Nothing is asked and ``run.json`` is left as it is."""
+    out_dir = Path(out_dir).expanduser()
+    meta = read_meta(out_dir / RUN_FILE)
+    if not meta:
+        raise UsageError(f"{out_dir} holds no readable {RUN_FILE}: no run to report on")
+    folds, seed = int(meta.get("folds") or 10), int(meta.get("seed") or 0)
+    bench, questions = prepare(bench_dir, limit=meta.get("limit"), folds=folds, seed=seed,
+                               queries=queries or meta.get("queries_file"))
+    _check_same_run(meta, bench, {}, out_dir)
+    return write_report(out_dir, questions=questions, methods=meta.get("methods"), folds=folds)
 
 
 # -- command line -----------------------------------------------------------------------
@@ -342,6 +401,8 @@ def add_eval_arguments(parser: Any) -> None:
     parser.add_argument("--out", default=None, help="output folder (default: <home>/eval/<bench name>; re-running resumes)")
     parser.add_argument("--queries", default=None,
                         help="questions file name in BENCH_DIR (default: queries.jsonl, else queries_sample.jsonl)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="only rewrite the report of the run in --out from its files (no model, no question asked)")
 
 
 def default_out_dir(settings: Any, bench_dir: Union[str, Path]) -> Path:
@@ -358,6 +419,11 @@ def eval_command(args: Any, settings: Any) -> int:
     if getattr(args, "oracle", False):  # the reader on the gold evidence, beside the methods asked for
         methods = list(dict.fromkeys([*(methods if getattr(args, "methods", None) else []), ORACLE]))
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
+    if getattr(args, "report_only", False):
+        path = rerender(args.bench_dir, out, queries=getattr(args, "queries", None))
+        err.print(f"report: {path}")
+        print(path)
+        return 0
     cancel = CancelToken()
 
     def factory(name: str) -> Engine:
@@ -368,7 +434,8 @@ def eval_command(args: Any, settings: Any) -> int:
             path = run_eval(args.bench_dir, methods, out, factory,
                             folds=getattr(args, "folds", 10) or 10, limit=getattr(args, "limit", None),
                             seed=getattr(args, "seed", 0) or 0, progress=on_progress, cancel=cancel,
-                            queries=getattr(args, "queries", None), settings=settings)
+                            queries=getattr(args, "queries", None), settings=settings,
+                            scope=getattr(args, "scope", None) or "")
     except (KeyboardInterrupt, Cancelled):
         err.print(f"interrupted; answers so far are in {out / RESULTS_FILE}: run the same command again to resume")
         return 130

@@ -129,3 +129,55 @@ def test_multiple_choice_mapping():
     assert (j.chosen, j.correct, j.hallucinated) == (0, False, True)
     j = M.judge("Insufficient information", "London", options, 1)
     assert (j.correct, j.abstained, j.hallucinated) == (False, True, False)
+
+
+def test_content_words_and_gold_token_recall():
+    assert M.content_words("The University of Qatar") == ["university", "qatar"]  # articles and "of" go
+    assert M.content_words("Sam Bankman-Fried") == ["sam", "bankman", "fried"]  # a dash reads as a space
+    assert M.content_words("April 25 , 2018") == ["april", "25", "2018"]  # numbers are content words
+    assert M.content_words("who is it") == []
+    # recall: the share of the gold's distinct content words among the prediction's words
+    assert M.gold_token_recall("Abdelkarim Erradi University", "Qatar University") == 0.5
+    assert M.gold_token_recall("Claudia Wells", "Jennifer Parker") == 0.0
+    assert M.gold_token_recall("2018", "April 25 , 2018") == pytest.approx(1 / 3)
+    assert M.gold_token_recall("relu and tanh", "relu, selu, tanh") == pytest.approx(2 / 3)
+    # a gold without content words falls back to exact match
+    assert M.gold_token_recall("It is.", "it is") == 1.0 and M.gold_token_recall("it is so", "it is") == 0.0
+
+
+@pytest.mark.parametrize("pred, gold, overlap, strict", [
+    ("Abdelkarim Erradi University", "Qatar University", True, False),  # one shared word is not the answer
+    ("Qatar University, in Doha", "Qatar University", True, True),  # extra words are allowed
+    ("the University of Qatar", "Qatar University", True, True),  # order and function words do not matter
+    ("Claudia Wells", "Jennifer Parker", False, False),  # the actress, not the character
+    ("Jennifer", "Jennifer Parker", True, False),
+    ("13 episodes", "13", True, True),
+    ("10", "13", False, False),
+    ("2018", "April 25 , 2018", True, False),  # the year alone is not the date
+    ("It started on April 25, 2018.", "April 25 , 2018", True, True),
+    ("1,000 people", "1000", True, True),  # a thousands separator is punctuation
+    ("Sam Bankman Fried", "Sam Bankman-Fried", True, True),  # hyphen against space
+    ("Sam Bankman–Fried", "Sam Bankman-Fried", True, True),  # en dash against hyphen
+    ("Bankman-Fried", "Sam Bankman Fried", False, False),  # "sam" missing; overlap: "bankmanfried" is no gold word
+    ("Sam Altman", "Sam Bankman-Fried", True, False),
+    ("It is.", "it is", True, True),  # no content word in the gold: exact match
+    ("it is so", "it is", True, False),
+])
+def test_strict_against_word_overlap(pred, gold, overlap, strict):
+    j = M.judge(pred, gold)
+    assert (j.kind, j.correct, j.strict) == ("open", overlap, strict)
+    assert j.hallucinated == (not overlap)  # the old verdicts keep their names
+
+
+def test_strict_equals_the_old_rule_off_open_questions():
+    cases = [("No, he did not", "no"), ("Yes", "no"), ("Google did", "Yes"),  # yes/no: polarity
+             ("Insufficient information.", "Insufficient information."), ("Sam Altman", "Insufficient information."),  # null
+             ("I don't know Google", "Google")]  # an abstention on an answerable question: wrong under both
+    for pred, gold in cases:
+        j = M.judge(pred, gold)
+        assert j.strict == j.correct, (pred, gold)
+    options = ["Paris", "London", "Berlin"]
+    for pred in ("B) London", "Paris", "It is the city of London, England"):
+        j = M.judge(pred, "London", options, 1)
+        assert j.strict == j.correct
+    assert M.judge("yes.", "Yes").recall == 1.0 and M.judge("Insufficient information.", "Google").recall == 0.0

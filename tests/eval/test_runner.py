@@ -2,7 +2,10 @@
 
 import hashlib
 import json
+import re
+import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -91,6 +94,7 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     assert ("index", 1, 1) in stages and ("index: embed", 1, 1) in stages and stages[-1] == ("ask", 8, 8)
     meta = json.loads((out / R.RUN_FILE).read_text())
     assert meta["collection"] == engine.collection and meta["index"]["added"] == 40 and meta["finished"]
+    assert meta["commits"] == [runner.source_state()]  # the code the answers came from
     null_row = next(r for r in rows if r["question_type"] == "null_query" and r["method"] == "keyword")
     assert null_row["prediction"] == "Insufficient information." and "gold" not in null_row and "query" not in null_row
     questions = {q.id: q for q in load_questions(BENCH / "queries_sample.jsonl")}
@@ -109,6 +113,7 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     assert len(again.asked) == 6
     meta = json.loads((out / R.RUN_FILE).read_text())  # the index was re-used: its build stays on record
     assert meta["index"]["skipped"] == 40 and meta["index_build"]["added"] == 40 and len(meta["runs"]) == 2
+    assert meta["commits"] == [runner.source_state()]  # resumed on the same code: one entry
     text = path.read_text()
     assert "- index build (an earlier invocation of this run): " in text and "(this run)" not in text
     assert "- index check (latest invocation): " in text and ", 40 unchanged" in text
@@ -119,6 +124,13 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     # nothing left to do: no engine is opened, the report is rewritten
     runner.run_eval(BENCH, "semantic,keyword", out, _factory(engines), limit=4, queries="queries_sample.jsonl")
     assert len(engines) == 2
+
+    # --report-only: the same report from the run's files, run.json untouched
+    before, meta_bytes = path.read_text(), (out / R.RUN_FILE).read_bytes()
+    path.unlink()
+    args = SimpleNamespace(bench_dir=BENCH, out=out, report_only=True, methods=None, oracle=False, queries=None)
+    assert runner.eval_command(args, settings=None) == 0
+    assert path.read_text() == before and (out / R.RUN_FILE).read_bytes() == meta_bytes and len(engines) == 2
 
 
 @needs_bench
@@ -159,6 +171,39 @@ def test_refuses_mixed_runs(tmp_path):
         runner.run_eval(BENCH, "semantic,bogus", out, _factory([]), limit=1)
 
 
+def test_source_state_never_fails(monkeypatch):
+    state = runner.source_state()  # this checkout, or None where the package is not tracked by git
+    assert state is None or (re.fullmatch(r"[0-9a-f]{40}", state["commit"]) and isinstance(state["dirty"], bool))
+    monkeypatch.setattr(runner.shutil, "which", lambda name: None)  # no git at all
+    assert runner.source_state() is None
+
+
+def test_rerender_needs_a_run(tmp_path):
+    with pytest.raises(UsageError, match="no readable run.json"):
+        runner.rerender(tmp_path, tmp_path)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "eval"
+
+
+@needs_bench
+@pytest.mark.parametrize("run, overlap", [  # each method's "Acc" in docs/eval/README.md
+    ("sample60-hybrid-reader", {"hybrid": "0.600", "hybrid-paper": "0.217"}),
+    ("sample60-fastgraph", {"k2rag": "0.617"}),
+    ("sample60-reader", {"k2rag": "0.567", "hybrid": "0.217"}),
+    ("sample20-evidence-hybrid", {"evidence": "0.200", "hybrid": "0.150"}),
+])
+def test_committed_runs_rerender_with_their_old_accuracy(tmp_path, run, overlap):
+    for name in (R.RESULTS_FILE, R.RUN_FILE):
+        shutil.copy(DOCS / run / name, tmp_path / name)
+    text = runner.rerender(BENCH, tmp_path).read_text()
+    for method, acc in overlap.items():
+        row = next(ln for ln in text.splitlines() if ln.startswith(f"| {method} | "))
+        cells = row.split(" | ")
+        assert cells[3] == acc and float(cells[2]) <= float(acc)  # Overlap acc as before; Strict never above it
+    assert "- code: not recorded" in text and "- settings: home=" in text
+
+
 def test_parse_methods_and_cli_arguments():
     import argparse
 
@@ -167,8 +212,9 @@ def test_parse_methods_and_cli_arguments():
     parser = argparse.ArgumentParser()
     runner.add_eval_arguments(parser)
     args = parser.parse_args(["bench", "--methods", "semantic", "--limit", "10", "--queries", "q.jsonl"])
-    assert (args.bench_dir, args.methods, args.folds, args.limit, args.seed, args.out, args.queries) == (
-        "bench", "semantic", 10, 10, 0, None, "q.jsonl")
+    assert (args.bench_dir, args.methods, args.folds, args.limit, args.seed, args.out, args.queries, args.report_only) == (
+        "bench", "semantic", 10, 10, 0, None, "q.jsonl", False)
+    assert parser.parse_args(["bench", "--report-only"]).report_only
 
 
 def test_peak_rss_sees_an_allocation():
