@@ -5,7 +5,11 @@
 Writes into --out: screenshot-documents.png (a watched folder indexed), screenshot.png (the Ask
 tab after answering), screenshot-citation.png and screenshot-page.png (a PDF passage cited with its
 page, and that page opened in the app), screenshot-compare.png (three methods side by side),
-screenshot-history.png and screenshot-graph.png. Under Xvfb the picture is grabbed from the X screen; elsewhere from the widget.
+screenshot-history.png, screenshot-graph.png, and, asked about two selected documents alone,
+screenshot-scope.png (a summary of them, with its sources) and screenshot-not-in-documents.png (a
+question they do not answer: its closest passages). ``--only scope`` makes these two alone (no LLM
+call: a summary is read from the corpus summaries, and that question is declined before the model).
+Under Xvfb the picture is grabbed from the X screen; elsewhere from the widget.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def main() -> int:
     p.add_argument("--profile", default="default", help="index build profile (default: K²RAG's stores too)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--out", type=Path, default=ROOT / "docs")
+    p.add_argument("--only", choices=("all", "scope"), default="all",
+                   help="scope: only the two screenshots of questions asked about selected documents")
     args = p.parse_args()
 
     from PySide6.QtCore import QTimer
@@ -92,7 +98,6 @@ def main() -> int:
             return 1
         beat.stop()
         args.out.mkdir(parents=True, exist_ok=True)
-        grab(window, args.out / "screenshot-documents.png")
 
         def ask(question: str, method: str) -> bool:
             window.ask_panel.method.setCurrentIndex(window.ask_panel.method.findData(method))
@@ -103,6 +108,11 @@ def main() -> int:
             print(f"{method}: {window.last_answer.answer!r}", flush=True)
             return True
 
+        if args.only == "scope":
+            ok = scope_shots(window, ask, args.method, args.out)
+            window.close()
+            return 0 if ok else 1
+        grab(window, args.out / "screenshot-documents.png")
         if not ask(args.question, args.method):
             window.close()
             return 1
@@ -146,8 +156,29 @@ def main() -> int:
         if graph.graph.number_of_nodes() < 8 and entities:  # too few: the first answer's entities instead
             graph.show_entities(entities)
         grab(window, args.out / "screenshot-graph.png")
+        ok = scope_shots(window, ask, args.method, args.out)
         window.close()
-    return 0
+    return 0 if ok else 1
+
+
+def scope_shots(window, ask, method: str, out: Path) -> bool:
+    """Two documents selected in the list, "Ask about the selected documents", then a summary of
+    them and a question they do not answer (screenshot-scope.png, screenshot-not-in-documents.png)."""
+    window.tabs.setCurrentWidget(window.index_panel)
+    table = window.index_panel.documents
+    keys = {name: key for name, _label, _detail, key in table.rows()}
+    table.select_keys([keys[name] for name in SCOPE_DOCUMENTS])
+    window.index_panel.ask_about_button.click()  # -> the Ask tab, asking about those two alone
+    print("scope:", window.ask_panel.scope_bar.label.text(), flush=True)
+    if not ask(SCOPE_QUESTION, method):
+        return False
+    grab(window, out / "screenshot-scope.png")
+    if not ask(NOT_IN_DOCUMENTS_QUESTION, method):
+        return False
+    window.ask_panel.sources.list.setCurrentItem(window.ask_panel.sources.list.topLevelItem(0))
+    grab(window, out / "screenshot-not-in-documents.png")
+    window.ask_panel.set_scope([])
+    return True
 
 
 CHRONICLE = """# Harwick chronicle: people of the harbour
@@ -165,6 +196,9 @@ Tobiás Varga founded the Saltmere Bay Rowing Club with Lars Holm in 1971.
 Brand & Sons of Rookhaven replaced the cracked panes of the Harwick Point Lighthouse.
 Anneli Korhonen of Quillfeather Robotics showed the Kestrel-7 robot to the Harwick Harbour Authority.
 """
+SCOPE_DOCUMENTS = ("observatory.html", "river-ferry.txt")
+SCOPE_QUESTION = "Summarize these documents."
+NOT_IN_DOCUMENTS_QUESTION = "Who painted the telescope dome of the observatory?"
 PAGE_QUESTION = "Who repainted the lantern room of the Harwick Point lighthouse?"
 COMPARE_QUESTION = "When was the Harwick Point lighthouse built?"
 REPORT = [

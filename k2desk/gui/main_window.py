@@ -74,6 +74,7 @@ class MainWindow(QMainWindow):
         self.index_panel.cancel_requested.connect(self.cancel_indexing)
         self.index_panel.resume_requested.connect(self.resume_indexing)
         self.index_panel.documents.remove_requested.connect(self.remove_document)
+        self.index_panel.documents.ask_about_requested.connect(self.ask_about)
         self.index_panel.watch_requested.connect(self.watch_folder)
         self.index_panel.unwatch_requested.connect(self.unwatch_folder)
         self.ask_panel = AskPanel(METHOD_NAMES, DEFAULT_METHOD, self.document_text, self.document_meta)
@@ -164,6 +165,8 @@ class MainWindow(QMainWindow):
 
     @Slot(str)
     def set_collection(self, name: str) -> None:
+        if name != self.collection:
+            self.ask_panel.set_scope([])  # a scope names documents of one collection
         self.collection = name
         self.setWindowTitle(f"k2desk — {name}")
         self.ask_panel.reset_availability()
@@ -177,10 +180,12 @@ class MainWindow(QMainWindow):
         table = self.index_panel.documents
         table.clear_all()
         if self.collection is None:
+            self.ask_panel.set_scope([])
             return
         docs = self._read(lambda e: e.documents())
         if docs is None:
             return
+        self.ask_panel.keep_scope({d.key for d in docs})  # a removed document leaves the scope
         rows = [(d.key, d.status, document_detail(d.status, d.stages, d.n_chunks, d.error)) for d in docs]
         stored = {d.key for d in docs}
         rows += [(key, status, detail) for key, (status, detail) in self.extra_rows.get(self.collection, {}).items()
@@ -279,6 +284,7 @@ class MainWindow(QMainWindow):
         self.extra_rows.get(self.index_collection or "", {}).pop(key, None)
         if self.index_collection == self.collection:
             self.index_panel.documents.remove(key)
+            self.ask_panel.keep_scope(set(self.ask_panel.scope) - {key})
             self._update_status()
 
     @Slot(object)
@@ -406,17 +412,28 @@ class MainWindow(QMainWindow):
             self._enqueue(collection, list(changed), list(removed))
 
     # -- asking ------------------------------------------------------------------------
+    @Slot(list)
+    def ask_about(self, keys: list) -> None:
+        """"Ask about the selected documents": the Ask tab, its questions about ``keys`` alone
+        (until the scope is cleared, another collection is opened, or they are removed)."""
+        if not keys:
+            return
+        self.ask_panel.set_scope(list(keys))
+        self.tabs.setCurrentWidget(self.ask_panel)
+        self.ask_panel.question.setFocus()
+
     @Slot(str, str)
     def ask(self, question: str, method: str) -> None:
         if self.ask_job is not None or self.collection is None:
             return
-        worker = AskWorker(self.settings, self.collection, question, method)
+        scope = list(self.ask_panel.scope)
+        worker = AskWorker(self.settings, self.collection, question, method, documents=scope)
         worker.token.connect(self.ask_panel.append_token)
         worker.progress.connect(self.ask_panel.show_progress)
         worker.finished.connect(self._on_answer)
         worker.failed.connect(self._on_ask_failed)
         self.ask_panel.question.setText(question)
-        self.ask_panel.begin(question, method)
+        self.ask_panel.begin(question, method, scope)
         self._start_question(worker, self.ask_panel)
 
     @Slot(str, list)
@@ -478,11 +495,22 @@ class MainWindow(QMainWindow):
         self.ask_panel.set_busy(False)
         self.compare_panel.set_busy(False)
 
-    @Slot(str, str)
-    def ask_again(self, question: str, method: str) -> None:
+    @Slot(str, str, list)
+    def ask_again(self, question: str, method: str, scope: Sequence[str] = ()) -> None:
+        """A question of the history asked again, about the same documents (those still in the collection)."""
         panel = self.ask_panel
         if panel.method.findData(method) >= 0:
             panel.method.setCurrentIndex(panel.method.findData(method))
+        if self.ask_job is not None:
+            return
+        present = {row[3] for row in self.index_panel.documents.rows()}
+        kept = [k for k in scope if k in present]
+        if len(kept) < len(scope):
+            gone = len(scope) - len(kept)
+            self.statusBar().showMessage(f"{gone} of the documents it was asked about {'is' if gone == 1 else 'are'} no "
+                                         "longer in the collection" + ("" if kept else ": asked about every document"),
+                                         8000)
+        panel.set_scope(kept)
         self.ask(question, method)
 
     # -- history -----------------------------------------------------------------------

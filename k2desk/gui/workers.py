@@ -117,17 +117,20 @@ class IndexWorker(Worker):
 
 
 class AskWorker(Worker):
-    """Answer one question; the answer's tokens are streamed through ``token``."""
+    """Answer one question, about ``documents`` alone when given (document keys; none: the whole
+    collection); the answer's tokens are streamed through ``token``."""
 
     token = Signal(str)
     progress = Signal(str, int, int)
     finished = Signal(object)  # Answer
     failed = Signal(str, str)  # message, kind: "usage" | "cancelled" | "error"
 
-    def __init__(self, settings: Settings, collection: str, question: str, method: str) -> None:
+    def __init__(self, settings: Settings, collection: str, question: str, method: str,
+                 documents: Sequence[str] = ()) -> None:
         super().__init__(settings, collection)
         self.question = question
         self.method = method
+        self.documents = list(documents)
 
     @Slot()
     def run(self) -> None:
@@ -137,7 +140,8 @@ class AskWorker(Worker):
             t0 = time.perf_counter()
             with Engine(self.settings, self.collection) as engine:
                 answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token, remember=True,
-                                    progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit)
+                                    progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit,
+                                    documents=self.documents)
             answer.timings.setdefault("wall", time.perf_counter() - t0)
             self.finished.emit(answer)
         except Cancelled:

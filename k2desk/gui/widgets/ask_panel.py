@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -20,12 +21,49 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from k2desk.gui.widgets.sources import SourcesPanel, answer_summary
+from k2desk.gui.widgets.documents import scope_names
+from k2desk.gui.widgets.sources import SourcesPanel, answer_summary, not_in_documents, sources_heading
 from k2desk.gui.widgets.trace import TracePanel
 from k2desk.methods.registry import describe
 from k2desk.types import Answer
 
 UNAVAILABLE = " (not available)"
+WHOLE = "Ask a question about this collection's documents…"
+
+
+def answer_html(text: str, muted: bool = False) -> str:
+    """The answer as paragraphs: a multi-line answer (a collection overview, one line per part of a
+    question) keeps its lines, long ones wrap, and a "•" line wraps under its own text; ``muted``
+    (a "not in your documents") in a quieter colour."""
+    out = ["<div style='color:#7a4f00'>"] if muted else []
+    for line in text.split("\n"):
+        body = html.escape(line.strip())
+        if not body:
+            continue
+        if body.startswith("•"):
+            out.append(f"<p style='margin-top:3px; margin-bottom:3px; margin-left:16px; text-indent:-12px'>{body}</p>")
+        else:
+            out.append(f"<p style='margin-top:3px; margin-bottom:3px'>{body}</p>")
+    return "".join(out + (["</div>"] if muted else []))
+
+
+class ScopeBar(QFrame):
+    """"Asking about: a, b  [Whole collection]" above the question box while a scope is set."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("scopeBar")
+        self.setStyleSheet("QFrame#scopeBar { background: #e8f0fe; border: 1px solid #9db8ec; border-radius: 6px; }")
+        self.label = QLabel("")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setWordWrap(True)
+        self.clear_button = QPushButton("Whole collection")
+        self.clear_button.setToolTip("Ask about every document of the collection again")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.clear_button)
+        self.hide()
 
 
 def _boxed(title: str, widget: QWidget) -> QGroupBox:
@@ -37,14 +75,18 @@ def _boxed(title: str, widget: QWidget) -> QGroupBox:
 
 
 class AskPanel(QWidget):
-    ask_requested = Signal(str, str)  # question, method
+    ask_requested = Signal(str, str)  # question, method (asked about ``scope``)
     stop_requested = Signal()
+    scope_changed = Signal(list)  # the document keys asked about ([]: the whole collection)
 
     def __init__(self, methods: Sequence[str], default: str, text_of: Callable[[str], Optional[str]],
                  meta_of: Callable[[str], Optional[dict]] = lambda key: None, parent=None) -> None:
         super().__init__(parent)
+        self.scope: list[str] = []  # the documents questions are asked about ([]: the whole collection)
+        self.scope_bar = ScopeBar()
+        self.scope_bar.clear_button.clicked.connect(lambda: self.set_scope([]))
         self.question = QLineEdit()
-        self.question.setPlaceholderText("Ask a question about this collection's documents…")
+        self.question.setPlaceholderText(WHOLE)
         self.question.returnPressed.connect(self.request)
         self.method = QComboBox()
         for name in methods:
@@ -72,16 +114,23 @@ class AskPanel(QWidget):
         self.answer.setPlaceholderText("The answer appears here as it is generated.")
         self.meta = QLabel("")
         self.meta.setStyleSheet("color: #5b6775;")
+        self.asked_about = QLabel("")  # the documents this answer was asked about (hidden: the collection)
+        self.asked_about.setTextFormat(Qt.TextFormat.PlainText)
+        self.asked_about.setWordWrap(True)
+        self.asked_about.setStyleSheet("color: #1f4e9c;")
+        self.asked_about.hide()
         answer_box = QWidget()
         al = QVBoxLayout(answer_box)
         al.setContentsMargins(0, 0, 0, 0)
+        al.addWidget(self.asked_about)
         al.addWidget(self.answer, 1)
         al.addWidget(self.meta)
 
         self.sources = SourcesPanel(text_of, meta_of)
         self.trace = TracePanel()
         bottom = QSplitter(Qt.Orientation.Horizontal)
-        bottom.addWidget(_boxed("Sources", self.sources))
+        self.sources_box = _boxed("Sources", self.sources)  # "Closest passages" for a "not in your documents"
+        bottom.addWidget(self.sources_box)
         bottom.addWidget(_boxed("How this answer was found", self.trace))
         bottom.setSizes([520, 480])
         split = QSplitter(Qt.Orientation.Vertical)
@@ -89,9 +138,35 @@ class AskPanel(QWidget):
         split.addWidget(bottom)
         split.setSizes([170, 430])
         layout = QVBoxLayout(self)
+        layout.addWidget(self.scope_bar)
         layout.addLayout(row)
         layout.addWidget(split, 1)
         self.streamed = ""
+
+    # -- scope -------------------------------------------------------------------------
+    def set_scope(self, keys: Sequence[str]) -> None:
+        """Ask about the documents ``keys`` from now on ([]: the whole collection again)."""
+        keys = list(dict.fromkeys(keys))
+        changed = keys != self.scope
+        self.scope = keys
+        self.scope_bar.label.setText(f"Asking about: {scope_names(keys)}" if keys else "")
+        self.scope_bar.label.setToolTip("\n".join(keys))
+        self.scope_bar.setVisible(bool(keys))
+        n = len(keys)
+        self.question.setPlaceholderText(WHOLE if not keys else
+                                         f"Ask a question about the {'document' if n == 1 else f'{n} documents'} above…")
+        if changed:
+            self.scope_changed.emit(list(keys))
+
+    def keep_scope(self, present: set[str]) -> None:
+        """Only the documents of the scope still in ``present`` (the others were removed)."""
+        if self.scope and not set(self.scope) <= present:
+            self.set_scope([k for k in self.scope if k in present])
+
+    def _show_asked_about(self, keys: Sequence[str]) -> None:
+        self.asked_about.setText(f"Asked about: {scope_names(keys)}" if keys else "")
+        self.asked_about.setToolTip("\n".join(keys))
+        self.asked_about.setVisible(bool(keys))
 
     # -- requests ----------------------------------------------------------------------
     def current_method(self) -> str:
@@ -119,11 +194,13 @@ class AskPanel(QWidget):
         self.ask_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
 
-    def begin(self, question: str, method: str) -> None:
+    def begin(self, question: str, method: str, scope: Sequence[str] = ()) -> None:
         self.streamed = ""
         self.answer.clear()
         self.sources.clear()
+        self.sources_box.setTitle("Sources")
         self.trace.clear()
+        self._show_asked_about(scope)
         self.meta.setText(f"{method}: retrieving and generating…")
         self.set_busy(True)
 
@@ -142,7 +219,10 @@ class AskPanel(QWidget):
 
     def show_answer(self, answer: Answer) -> None:
         self.set_busy(False)
-        self.answer.setPlainText(answer.answer.strip() or "(the model gave an empty answer)")
+        self.answer.setHtml(answer_html(answer.answer.strip() or "(the model gave an empty answer)",
+                                        muted=not_in_documents(answer)))
+        self._show_asked_about(answer.scope)
+        self.sources_box.setTitle(sources_heading(answer))
         self.sources.set_sources(answer.sources, answer.question)
         self.trace.set_answer(answer)
         self.meta.setText(f"{answer.method} · {answer_summary(answer)}")
@@ -150,4 +230,5 @@ class AskPanel(QWidget):
     def show_error(self, message: str) -> None:
         self.set_busy(False)
         self.answer.setHtml(f"<p style='color:#b3261e'>⚠ {html.escape(message)}</p>")
+        self.sources_box.setTitle("Sources")
         self.meta.setText("")

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from k2desk.gui.widgets.sources import answer_summary, source_label
+from k2desk.gui.widgets.sources import answer_summary, source_label, sources_heading
 from k2desk.methods.registry import describe
 from k2desk.types import Answer
 
@@ -61,11 +61,14 @@ class MethodColumn(QGroupBox):
     def reset(self, waiting: bool) -> None:
         self.answer.clear()
         self.sources.clear()
+        self.sources.setHeaderLabels(["#", "Source", "Score"])
         self.meta.setText("waiting…" if waiting else "")
 
     def show_answer(self, answer: Answer) -> None:
         self.answer.setPlainText(answer.answer.strip() or "(the model gave an empty answer)")
         self.meta.setText(answer_summary(answer))
+        closest = sources_heading(answer) == "Closest passages"  # "not in your documents": the nearest ones
+        self.sources.setHeaderLabels(["#", "Closest passage" if closest else "Source", "Score"])
         for i, s in enumerate(answer.sources, 1):
             item = QTreeWidgetItem([str(i), source_label(s), f"{s.score:.3f}"])
             item.setToolTip(1, f"{s.document}\n\n{s.text[:800]}")

@@ -12,21 +12,39 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHeaderView, QMenu, QTreeView
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTreeView
 
 COLORS = {"done": "#1d7a3a", "failed": "#b3261e", "skipped": "#8a6d00", "pending": "#5b6775", "processing": "#2f6fdb"}
 LABELS = {"done": "✔ done", "failed": "✖ failed", "skipped": "– skipped", "pending": "… pending", "processing": "⟳ indexing"}
 KEY_ROLE = Qt.ItemDataRole.UserRole  # column 0: the document's key; column 1: its status code
+ASK_ABOUT = "Ask about the selected documents"
+NOT_ASKABLE = ("failed", "skipped")  # rows that are no document one can ask about
+SCOPE_NAMES = 8  # document names a scope line shows before "and N more"
 
 
 def display_name(key: str) -> str:
     if "#" in key and not Path(key).exists():  # a record of a corpus file: "<file>#<url>"
         return key.rsplit("#", 1)[1] or key
     return Path(key).name or key
+
+
+def scope_names(keys: Sequence[str]) -> str:
+    """The documents of a scope by name: "observatory.html, river-ferry.txt" (… and N more)."""
+    names = [display_name(k) for k in keys]
+    more = len(names) - SCOPE_NAMES
+    return ", ".join(names[:SCOPE_NAMES]) + (f" and {more} more" if more > 0 else "")
 
 
 def location(key: str) -> str:
@@ -148,6 +166,8 @@ class DocumentModel(QAbstractTableModel):
 
 class DocumentTable(QTreeView):
     remove_requested = Signal(str)
+    ask_about_requested = Signal(list)  # the keys of the selected documents (Ask tab, scoped to them)
+    selection_changed = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -158,6 +178,11 @@ class DocumentTable(QTreeView):
         self.setAlternatingRowColors(True)
         self.setSortingEnabled(True)
         self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)  # Ctrl/Shift-click: several
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.selectionModel().selectionChanged.connect(lambda *_: self.selection_changed.emit())
+        self.documents.modelReset.connect(self.selection_changed)  # a reset drops the selection silently
+        self.documents.rowsRemoved.connect(lambda *_: self.selection_changed.emit())
         header = self.header()
         header.setResizeContentsPrecision(200)  # rows measured to size a column, not all 8,000
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
@@ -209,13 +234,45 @@ class DocumentTable(QTreeView):
     def key_at(self, row: int) -> Optional[str]:
         return self.documents.index(row, 0).data(KEY_ROLE)
 
+    def selected_keys(self) -> list[str]:
+        """The selected documents one can ask about (not failed or skipped files), in the view's order."""
+        rows = sorted(i.row() for i in self.selectionModel().selectedRows(0))
+        m = self.documents
+        return [m.index(r, 0).data(KEY_ROLE) for r in rows if m.index(r, 1).data(KEY_ROLE) not in NOT_ASKABLE]
+
+    def select_keys(self, keys: list[str]) -> None:
+        """Select the rows of ``keys`` (and only them)."""
+        selection = QItemSelection()
+        for key in keys:
+            row = self.documents.row_of.get(key)
+            if row is not None:
+                selection.select(self.documents.index(row, 0), self.documents.index(row, len(DocumentModel.COLUMNS) - 1))
+        self.selectionModel().select(selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    def ask_about_selected(self) -> None:
+        keys = self.selected_keys()
+        if keys:
+            self.ask_about_requested.emit(keys)
+
+    def context_menu(self, row: int) -> Optional[QMenu]:
+        """The menu of the document at ``row``: ask about the selection (this row if it is not
+        selected), remove this document."""
+        index = self.documents.index(row, 0)
+        if not index.isValid() or self.documents.index(row, 1).data(KEY_ROLE) == "skipped":
+            return None
+        key = index.data(KEY_ROLE)
+        if not self.selectionModel().isRowSelected(row, QModelIndex()):
+            self.select_keys([key])
+        menu = QMenu(self)
+        n = len(self.selected_keys())
+        ask = menu.addAction(ASK_ABOUT, self.ask_about_selected)
+        ask.setEnabled(n > 0)
+        menu.addSeparator()
+        menu.addAction("Remove from the collection", lambda: self.remove_requested.emit(key))
+        return menu
+
     def _menu(self, pos) -> None:
         index = self.indexAt(pos)
-        if not index.isValid():
-            return
-        key = self.documents.index(index.row(), 0).data(KEY_ROLE)
-        if self.documents.index(index.row(), 1).data(KEY_ROLE) == "skipped":
-            return
-        menu = QMenu(self)
-        menu.addAction("Remove from the collection", lambda: self.remove_requested.emit(key))
-        menu.exec(self.viewport().mapToGlobal(pos))
+        menu = self.context_menu(index.row()) if index.isValid() else None
+        if menu is not None:
+            menu.exec(self.viewport().mapToGlobal(pos))

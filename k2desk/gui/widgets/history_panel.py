@@ -22,12 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from k2desk.gui.widgets.documents import scope_names
 from k2desk.history_markdown import entry_markdown, history_markdown
 from k2desk.store.history import HistoryEntry
 
 
 class HistoryPanel(QWidget):
-    ask_again = Signal(str, str)  # question, method
+    ask_again = Signal(str, str, list)  # question, method, the documents it was asked about ([]: all)
     remove_requested = Signal(int)  # entry id
     clear_requested = Signal()
     message = Signal(str)
@@ -78,7 +79,9 @@ class HistoryPanel(QWidget):
         for e in self.entries:
             item = QTreeWidgetItem([time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at)), e.method,
                                     e.question, " ".join(e.answer.split())[:200]])
-            item.setToolTip(2, e.question)
+            if e.scope:
+                item.setText(2, f"{e.question}  [{len(e.scope)} document{'s' if len(e.scope) != 1 else ''}]")
+            item.setToolTip(2, e.question + (f"\nAsked about: {scope_names(e.scope)}" if e.scope else ""))
             self.list.addTopLevelItem(item)
         n = len(self.entries)
         self.count.setText(f"{n} question{'s' if n != 1 else ''} asked of “{collection}”" if collection else "")
@@ -98,7 +101,7 @@ class HistoryPanel(QWidget):
     def request_again(self) -> None:
         e = self.current()
         if e is not None:
-            self.ask_again.emit(e.question, e.method)
+            self.ask_again.emit(e.question, e.method, list(e.scope))
 
     def request_remove(self) -> None:
         e = self.current()

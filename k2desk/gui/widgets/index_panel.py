@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QInputDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from k2desk.gui.widgets.documents import DocumentTable
+from k2desk.gui.widgets.documents import ASK_ABOUT, DocumentTable
 from k2desk.gui.widgets.drop_zone import DropZone
 from k2desk.gui.widgets.progress_panel import StageProgressPanel
 
@@ -70,13 +70,31 @@ class IndexPanel(QWidget):
         watch_row.addWidget(self.unwatch_button)
         self.set_watched([])
         self.documents = DocumentTable()
+        self.ask_about_button = QPushButton(ASK_ABOUT)
+        self.ask_about_button.setToolTip("Ask questions about these documents only (select several with Ctrl- or "
+                                         "Shift-click; also in the list's right-click menu)")
+        self.ask_about_button.clicked.connect(self.documents.ask_about_selected)
+        self.documents.selection_changed.connect(self._selection_changed)
+        self.selection_label = QLabel("")
+        self.selection_label.setStyleSheet("color: #5b6775;")
+        selection_row = QHBoxLayout()
+        selection_row.addWidget(self.selection_label, 1)
+        selection_row.addWidget(self.ask_about_button)
+        self._selection_changed()
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addWidget(self.drop_zone)
         layout.addLayout(controls)
         layout.addLayout(watch_row)
         layout.addWidget(self.progress)
+        layout.addLayout(selection_row)
         layout.addWidget(self.documents, 1)
+
+    def _selection_changed(self) -> None:
+        n = len(self.documents.selected_keys())
+        self.ask_about_button.setEnabled(n > 0)
+        self.selection_label.setText(f"{n} document{'s' if n != 1 else ''} selected" if n else
+                                     "Select documents (Ctrl- or Shift-click) to ask about them alone.")
 
     def set_running(self, running: bool, pending: int = 0) -> None:
         self.cancel_button.setEnabled(running)

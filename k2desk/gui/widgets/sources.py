@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from k2desk.gui.widgets.page_view import PageView
+from k2desk.prompts import NOT_IN_DOCUMENTS
 from k2desk.types import Answer, Source
 
 STOPWORDS = set("a an and are as at be by did do does for from has have how in is it of on or the to was were what "
@@ -79,12 +80,34 @@ def source_label(source: Source) -> str:
     return f"{name}, {source.pages()}" if source.page else name
 
 
+def answer_form(answer: Answer) -> str:
+    """The form the reader gave the answer ("summary", "abstain", "open", "yes_no", "multi"; "" if
+    the method says none): ``trace["reader"]["form"]`` (K²RAG and the naive methods alike)."""
+    trace = answer.trace if isinstance(answer.trace, dict) else {}
+    reader = trace.get("reader")
+    form = reader.get("form") if isinstance(reader, dict) else trace.get("form")
+    return str(form or "")
+
+
+def not_in_documents(answer: Answer) -> bool:
+    """Whether the answer says the documents do not hold one (its sources are then the closest passages)."""
+    return answer_form(answer) == "abstain" or answer.answer.strip() == NOT_IN_DOCUMENTS
+
+
+def sources_heading(answer: Answer) -> str:
+    """"Sources", or "Closest passages" when the documents did not support an answer."""
+    return "Closest passages" if not_in_documents(answer) and answer.sources else "Sources"
+
+
 def answer_summary(answer: Answer) -> str:
     """Time, LLM work and sources of an answer, and, while indexing runs, what it could not read yet."""
     seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
     calls = answer.llm.calls
+    n = len(answer.sources)
+    sources = (f"{n} closest passage{'s' if n != 1 else ''}" if sources_heading(answer) == "Closest passages"
+               else f"{n} source{'s' if n != 1 else ''}")
     line = (f"{seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''} · "
-            f"{answer.llm.prompt_tokens:,} + {answer.llm.completion_tokens:,} tokens · {len(answer.sources)} sources")
+            f"{answer.llm.prompt_tokens:,} + {answer.llm.completion_tokens:,} tokens · {sources}")
     return f"{line}\n{answer.coverage_note}" if answer.coverage_note else line
 
 

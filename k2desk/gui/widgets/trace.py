@@ -9,9 +9,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
+from k2desk.gui.widgets.documents import scope_names
 from k2desk.types import Answer
 
 KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; other keys follow as they are
+    "scope": "Documents asked about",
     "keywords": "Question keywords",
     "kg_results": "Knowledge-graph results",
     "kg_summary": "Summary of the knowledge-graph results",
@@ -23,6 +25,7 @@ KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; oth
     "neighbours": "Neighbouring entities",
     "retrieval": "Retrieval",
     "context": "Context given to the LLM",
+    "reader": "Reader (the answer's form)",
 }
 PREVIEW = 160
 
@@ -84,6 +87,9 @@ class TracePanel(QWidget):
         for key in ordered:
             if key == "sub_questions" and isinstance(trace[key], list):
                 self._sub_questions(trace[key])
+            elif key == "scope" and isinstance(trace[key], dict) and isinstance(trace[key].get("documents"), list):
+                documents = trace[key]["documents"]  # the documents by name, each key below
+                self._add(None, KNOWN[key], documents).setText(1, scope_names(documents))
             else:
                 self._add(None, KNOWN.get(key, key), trace[key])
         for i in range(self.tree.topLevelItemCount()):
