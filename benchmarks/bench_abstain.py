@@ -75,7 +75,8 @@ def build(work: Path) -> None:
         t0 = time.perf_counter()
         with Engine(settings(work), name) as engine:
             report = engine.index([str(p) for p in paths])
-        print(f"{name}: {report.indexed if hasattr(report, 'indexed') else report} in {time.perf_counter() - t0:.1f} s")
+        print(f"{name}: {len(report.added)} documents added, {len(report.skipped)} unchanged, {len(report.failed)} failed "
+              f"in {time.perf_counter() - t0:.1f} s")
 
 
 def _rows(path: Path) -> dict[str, dict]:
@@ -131,7 +132,8 @@ def cmd_answers(args: argparse.Namespace) -> None:
                    "declined": is_abstention(a.answer) or a.answer.startswith("Not in your documents"),
                    "coverage": (reader.get("coverage") or {}).get("score"),
                    "support": (reader.get("answer_support") or {}).get("score"),
-                   "prediction": a.answer[:200], "seconds": round(time.perf_counter() - t0, 2)}
+                   "prediction": a.answer[:200], "candidate": str(reader.get("candidate") or a.answer)[:200],
+                   "seconds": round(time.perf_counter() - t0, 2)}
             fh.write(json.dumps(row) + "\n")
             fh.flush()
             print(f"{q['id']} {q['collection']} answerable={q['answerable']} declined={row['declined']} {row['seconds']} s")

@@ -67,6 +67,7 @@ NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest pas
 NO_SUCH_DOCUMENT = "Not in your documents: no document's name matches \"{target}\"."
 # The head of a summary of several documents ({n}: how many; {more}: the ones left out).
 COLLECTION_SUMMARY_HEAD = "This collection holds {n} documents."
+SCOPE_SUMMARY_HEAD = "The {n} documents asked about:"
 COLLECTION_SUMMARY_MORE = "… and {more} more."
 
 # A yes/no question is split into its claims (question.claims); each claim is checked against

@@ -23,13 +23,14 @@ from k2desk.methods.forms import Form
 from k2desk.methods.reader import Reading
 from k2desk.methods.support import coverage
 from k2desk.progress import CancelToken
-from k2desk.prompts import COLLECTION_SUMMARY_HEAD, COLLECTION_SUMMARY_MORE, NO_SUCH_DOCUMENT
+from k2desk.prompts import COLLECTION_SUMMARY_HEAD, COLLECTION_SUMMARY_MORE, NO_SUCH_DOCUMENT, SCOPE_SUMMARY_HEAD
 from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.summarizer import STOPWORDS, ExtractiveSummarizer, split_sentences
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.types import Source
 
 LISTED = 12  # documents a collection summary lists before "… and N more"
+SHOWN_WORDS = 300  # a long document's summary shown as its sections' first sentences, about this long
 LISTED_SENTENCES = 2  # sentences of each listed document's summary
 _NAMING_WORDS = frozenset("""
 document documents doc docs page pages paper papers article articles file files report reports text texts pdf
@@ -92,27 +93,26 @@ class Summaries:
                                trace={"form": "abstain", "asked": form.to_trace(), "reason": "no document matches the request"},
                                sources=[])
         if len(chosen) == 1:
-            text = self.summary(chosen[0])
-            answer = f"{_name(chosen[0])}: {text}"
+            answer = f"{_name(chosen[0])}: {_without_name(overview(self.summary(chosen[0])), _name(chosen[0]))}"
         else:
-            answer = self._overview(chosen)
+            answer = self._overview(chosen, SCOPE_SUMMARY_HEAD if how == "scope" else COLLECTION_SUMMARY_HEAD)
         return Reading(answer, "summary", trace={"form": "summary", "asked": form.to_trace(), "matched_by": how,
                                                   "documents": [d.key for d in chosen]},
                        sources=self._sources(chosen[:LISTED]))
 
     def summary(self, doc: DocumentRow) -> str:
-        """The document's corpus summary (made now, extractively, when indexing wrote none)."""
+        """The document's corpus summary, its sections apart (made now, extractively, when
+        indexing wrote none)."""
         stored = self.docs.current_summary(doc)
         if stored:
-            return " ".join(stored.split())
-        text = self.docs.text(doc.id)
-        return " ".join(summarize_long(ExtractiveSummarizer(), text, self._embedder(), CancelToken()).split())
+            return stored
+        return summarize_long(ExtractiveSummarizer(), self.docs.text(doc.id), self._embedder(), CancelToken())
 
-    def _overview(self, docs: Sequence[DocumentRow]) -> str:
-        lines = [COLLECTION_SUMMARY_HEAD.format(n=len(docs))]
+    def _overview(self, docs: Sequence[DocumentRow], head: str) -> str:
+        lines = [head.format(n=len(docs))]
         for doc in docs[:LISTED]:
-            first = " ".join(split_sentences(self.summary(doc))[:LISTED_SENTENCES])
-            lines.append(f"• {_name(doc)}: {first}")
+            first = " ".join(split_sentences(" ".join(self.summary(doc).split()))[:LISTED_SENTENCES])
+            lines.append(f"• {_name(doc)}: {_without_name(first, _name(doc))}")
         if len(docs) > LISTED:
             lines.append(COLLECTION_SUMMARY_MORE.format(more=len(docs) - LISTED))
         return "\n".join(lines)
@@ -137,6 +137,35 @@ class Summaries:
             ids = self.docs.chunk_ids(doc.id, "text", "vec")[:1] or self.docs.chunk_ids(doc.id, "summary", "vec")[:1]
             out += [c.as_source(1.0) for c in self.docs.chunks(ids).values()]
         return out
+
+
+def overview(summary: str, words: int = SHOWN_WORDS) -> str:
+    """A summary as a reader is shown it: whole when short; else the first sentence of each
+    section (a long document's summary is its sections' summaries, indexing/summary.py), then
+    the second of each, …, in document order, about ``words`` long."""
+    sections = [split_sentences(" ".join(s.split())) for s in re.split(r"\n\s*\n", summary) if s.strip()]
+    flat = " ".join(" ".join(s) for s in sections)
+    if len(flat.split()) <= words:
+        return flat
+    chosen: set[tuple[int, int]] = set()
+    used, depth = 0, 0
+    while used < words and any(depth < len(s) for s in sections):
+        for i, sentences in enumerate(sections):
+            if depth < len(sentences) and used < words:
+                chosen.add((i, depth))
+                used += len(sentences[depth].split())
+        depth += 1
+    return " ".join(sentences[j] for i, sentences in enumerate(sections) for j in range(len(sentences)) if (i, j) in chosen)
+
+
+def _without_name(summary: str, name: str) -> str:
+    """The summary without the document's name repeated at its start (an extractive summary
+    begins with the title line)."""
+    words = name.split()
+    head = summary.split()[: len(words)]
+    if words and [w.lower() for w in head] == [w.lower() for w in words] and len(summary.split()) > len(words):
+        return " ".join(summary.split()[len(words):])
+    return summary
 
 
 def _name(doc: DocumentRow) -> str:

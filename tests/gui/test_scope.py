@@ -103,7 +103,7 @@ def test_asking_about_the_selected_documents_scopes_the_answer_and_the_history(q
         assert overview.scope == sorted(keys[n] for n in SCOPED)  # and the engine asked about them alone
         assert overview.trace["reader"]["form"] == "summary"
         lines = overview.answer.splitlines()
-        assert lines[0] == "This collection holds 2 documents." and len(lines) == 3
+        assert lines[0] == "The 2 documents asked about:" and len(lines) == 3
         assert all(line.startswith("• ") for line in lines[1:])
         shown = [line for line in panel.answer.toPlainText().splitlines() if line.strip()]
         assert shown == lines  # the overview's "•" lines stay lines

@@ -11,7 +11,7 @@ from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.errors import UsageError
 from k2desk.history_markdown import entry_markdown
-from k2desk.methods.summaries import documents_named, target_words
+from k2desk.methods.summaries import documents_named, overview, target_words
 from k2desk.prompts import COLLECTION_SUMMARY_HEAD
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
@@ -75,3 +75,12 @@ def test_a_scoped_question_reads_only_its_documents_and_is_remembered_with_them(
 def test_a_scope_that_names_no_document_is_a_usage_error(engine):
     with pytest.raises(UsageError, match="no document of collection 'sample' is"):
         engine.ask("When did it open?", method="evidence", documents=[engine.folder / "nothing.txt"])
+
+
+def test_a_long_summary_is_shown_as_its_sections_first_sentences():
+    sections = [" ".join(f"Section {i} sentence {j} says something about topic {i}." for j in range(30)) for i in range(6)]
+    shown = overview("\n\n".join(sections), words=120)
+    assert 100 <= len(shown.split()) <= 140
+    assert all(f"Section {i} sentence 0 says" in shown for i in range(6))  # every section is seen
+    assert shown.index("Section 0 sentence 1") < shown.index("Section 1 sentence 0")  # in document order
+    assert overview("Short. Summary.") == "Short. Summary."
