@@ -11,9 +11,13 @@ check reads): the sample documents, the test fixtures, and the three dev collect
 * answerable: every non-null question of the three dev collections (yes/no and summary requests
   are never declined by the check, so they are counted apart).
 
-``coverage`` (no model) scores every question; ``--answers METHOD`` asks each question with the
-method and records the reader's decision (its coverage, the candidate, the answer's support).
-Rows are kept by id in WORK/<name>.jsonl (no question text), so a run resumes.
+``coverage`` (no model) scores every question; ``answers --method M`` asks each question with the
+method and records the reader's decision (its coverage, the model's candidate answer, the
+answer's support). Rows are kept by id in WORK/<name>.jsonl (no question text), so a run resumes.
+``report`` re-decides each recorded candidate with the support rule of the code it runs on (the
+candidate is the model's answer before any check, so a new rule needs no new model run), and
+splits the answerable questions by whether the candidate was right (strict judge, golds read
+from ../shared/bench by id).
 
     python benchmarks/bench_abstain.py coverage --work /tmp/abstain
     python benchmarks/bench_abstain.py answers --work /tmp/abstain --method hybrid --limit 40
@@ -35,10 +39,11 @@ sys.path.insert(0, str(ROOT))
 import k2desk  # noqa: E402,F401  (the privacy switches first)
 from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
-from k2desk.eval.metrics import auc, is_abstention  # noqa: E402
+from k2desk.eval.metrics import auc, is_abstention, strict_match  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import COVERAGE_MIN  # noqa: E402
-from k2desk.methods.support import coverage  # noqa: E402
+from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN  # noqa: E402
+from k2desk.methods.support import answer_support, coverage  # noqa: E402
+from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
 DEV = ("multihop-rag-dev", "papers-qa-dev", "wiki-qa-dev")
@@ -162,13 +167,46 @@ def cmd_report(args: argparse.Namespace) -> None:
         sub = [r for r in checked if r["collection"] == name]
         if sub:
             print(f"  {name}: {_rates(sub, 'declined')}")
+    golds = {str(q["id"]): q["answer"] for name in DEV
+             for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
     for path in sorted(work.glob("answers-*.jsonl")):
-        rows = list(_rows(path).values())
+        rows = redecide(work, list(_rows(path).values()))
         print(f"{path.stem}: {_rates(rows, 'declined')}")
         for name in PATHS:
             sub = [r for r in rows if r["collection"] == name]
             if sub:
                 print(f"  {name}: {_rates(sub, 'declined')}")
+        for r in rows:
+            r["right"] = r["answerable"] and r["candidate"] != NOT_IN_DOCUMENTS and strict_match(r["candidate"], golds[r["id"]])
+        right = [r for r in rows if r["answerable"] and r["right"]]
+        wrong = [r for r in rows if r["answerable"] and not r["right"]]
+        print(f"  answerable, the model's answer right: declined {sum(r['declined'] for r in right)} of {len(right)}; "
+              f"wrong (or none): declined {sum(r['declined'] for r in wrong)} of {len(wrong)}")
+        scored = [r for r in rows if r.get("support_now") is not None]
+        separation = auc([r["support_now"] for r in scored if r["answerable"] and r["right"]],
+                         [r["support_now"] for r in scored if not r["answerable"]])
+        print(f"  answer support AUC, right answers vs unanswerable questions' answers: {separation:.3f} (n={len(scored)})")
+
+
+def redecide(work: Path, rows: list[dict]) -> list[dict]:
+    """Each row's decision under this code's rule: a short answer the model gave (the recorded
+    candidate) is declined when its support is below SUPPORT_MIN; declines before the model and
+    other forms stay as recorded."""
+    engines: dict[str, Engine] = {}
+    qs = {q["id"]: q for q in questions()}
+    for r in rows:
+        if r["form"] != "factoid" or r["coverage"] is None or r["candidate"].startswith("Not in your documents"):
+            continue
+        if is_abstention(r["candidate"]):
+            continue
+        engine = engines.get(r["collection"]) or engines.setdefault(r["collection"], Engine(settings(work), r["collection"]))
+        retriever = engine.method("evidence").ctx.retriever("text")  # type: ignore[attr-defined]
+        form = ask_form(qs[r["id"]]["question"])
+        s = answer_support(form.text, r["candidate"], retriever.evidence_search(form.text, k=10), retriever.sparse)
+        r["support_now"], r["declined"] = s.score, s.score < SUPPORT_MIN
+    for e in engines.values():
+        e.close()
+    return rows
 
 
 def main() -> None:

@@ -43,6 +43,7 @@ does did do tell give show list describe explain please know find mention mentio
 anyone someone something thing things happen happened exactly currently actually approximately
 """.split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @lru_cache(maxsize=1)
@@ -89,16 +90,17 @@ class Support:
 
 
 def _windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str]]:
-    """(terms, text) of every sentence window of the passages, the document line included."""
+    """(terms, text) of every sentence window of the passages (the document line's terms
+    included in each)."""
     out = []
     for hit in hits:
         name = PurePath(hit.chunk.document.split("#", 1)[0]).stem.replace("-", " ").replace("_", " ")
         header = set(sparse.terms_of(lemmatized(f"{chunk_header(hit.chunk.title, hit.chunk.meta)} {name}")))
         sentences = split_sentences(hit.chunk.text)
         terms = [set(sparse.terms_of(lemmatized(s))) for s in sentences]
-        for i, sentence in enumerate(sentences):
+        for i in range(len(sentences)):
             window = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1]) | header
-            out.append((window, sentence))
+            out.append((window, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1])))
     return out
 
 
@@ -121,7 +123,8 @@ def coverage(question: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support
 
 def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support:
     """The share of the question's terms found in the sentence windows that hold ``answer``
-    (its own words beyond the question's: at least half of them, by idf, in one window)."""
+    (its own words beyond the question's: at least half of them, by idf, and every number it
+    names, whole: "3.5" is not held by a window with "3.2 megawatts" and "2022")."""
     q_terms = question_terms(question, sparse)
     skip = set(sparse.terms_of(" ".join(STOPWORDS)))
     own = [t for t in dict.fromkeys(sparse.terms_of(lemmatized(answer))) if t not in skip and t not in q_terms]
@@ -131,8 +134,9 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     need = sum(idf[t] for t in own) / 2
     found: set[str] = set()
     hit_any = False
-    for window, _ in _windows(hits, sparse):
-        if sum(idf[t] for t in own if t in window) >= need:
+    numbers = set(_NUMBER.findall(answer))
+    for window, text in _windows(hits, sparse):
+        if sum(idf[t] for t in own if t in window) >= need and numbers <= set(_NUMBER.findall(text)):
             hit_any = True
             found |= window
     if not hit_any:

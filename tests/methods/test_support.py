@@ -68,3 +68,13 @@ def test_an_answer_the_passages_do_not_hold_has_no_support(retriever):
     s = answer_support(question, "Margit Oberholzer", passages(retriever, question), retriever.sparse)
     assert (s.score, s.found_answer) == (0.0, False)
     assert answer_support(question, "the cooperative", passages(retriever, question), retriever.sparse).score == 0.0
+
+
+def test_an_answers_number_must_stand_whole_in_the_window(retriever):
+    question = "What dividend did the cooperative pay in 2022?"
+    hits = passages(retriever, question)
+    # "3.2 megawatts" and "2022" stand together, "3.5 percent" two paragraphs on: "3.5" is only beside 2023
+    s = answer_support(question, "3.5%", hits, retriever.sparse)
+    assert s.found_answer and "2022" in s.missing
+    assert answer_support(question, "3.2%", hits, retriever.sparse).found_answer is True  # "3.2 megawatts" holds it
+    assert answer_support(question, "4.5%", hits, retriever.sparse).found_answer is False
