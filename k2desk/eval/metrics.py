@@ -60,6 +60,7 @@ ABSTAIN_PHRASES = (
     "I am sorry, I could not find an answer",
     "could not find an answer",
     "cannot answer",
+    "not in your documents",  # the reader's decline (prompts.NOT_IN_DOCUMENTS)
     "unable to answer",
 )
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -274,6 +274,8 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["support"] = reader["support"]
         if reader.get("kind"):  # the form an open question was read in (forms.py)
             row["reader_kind"] = reader["kind"]
+        if reader.get("candidate"):  # the model's answer before "not in your documents" declined it
+            row["candidate"] = reader["candidate"]
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

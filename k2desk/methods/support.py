@@ -36,11 +36,15 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.text.headers import chunk_header
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
-# Words that say how a question asks, not what about: they need not occur in the passages.
+# Words that say how a question asks, not what about: they need not occur in the passages. The
+# second line names the kind of answer ("the individual who …", "which company …") or where a
+# fact was read ("as reported in an article by …"), not a fact.
 QUESTION_WORDS = frozenset("""
 who whom whose which what where when why how many much name names named called call kind type sort
 does did do tell give show list describe explain please know find mention mentioned say according
 anyone someone something thing things happen happened exactly currently actually approximately
+individual person people entity figure organization organisation company firm
+article articles report reports reported reporting coverage covered source sources publication outlet
 """.split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -5,6 +5,7 @@ import math
 import pytest
 
 from k2desk.eval import metrics as M
+from k2desk.prompts import NO_SUCH_DOCUMENT, NOT_IN_DOCUMENTS
 
 
 def test_normalize_answer_is_squad():
@@ -59,7 +60,8 @@ def test_yes_no_polarity_and_casing():
 
 def test_abstention_phrases():
     for pred in ("Insufficient information.", "I don't know.", "I don’t know", "The answer cannot be determined.",
-                 "I am sorry, I could not find an answer to your question.", "", "   ", "Not enough information."):
+                 "I am sorry, I could not find an answer to your question.", "", "   ", "Not enough information.",
+                 NOT_IN_DOCUMENTS, NO_SUCH_DOCUMENT.format(target="the ferry report")):
         assert M.is_abstention(pred), pred
     for pred in ("Google", "no", "Sam Altman", "The informant knows"):
         assert not M.is_abstention(pred), pred
