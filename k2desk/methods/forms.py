@@ -59,17 +59,20 @@ _IF_WHETHER = re.compile(r"^(?:if|whether)\s+", re.I)
 _DOCISH = (r"(?:document|documents|doc|docs|page|pages|paper|papers|article|articles|file|files|report|reports|"
            r"text|texts|collection|folder|corpus|pdf|story|post|piece|essay|note|notes|memo|chapter|book|"
            r"study|work|it|this|that|these|those|everything)")
+# How a summary request begins ("Summarize …", "Give me a short overview of …", "tl;dr …"), and
+# what a document's main points are called; both name the request and mark where its target starts.
+_SUMMARY_NOUN = r"(?:summary|overview|rundown|recap|gist|synopsis|digest)"
+_SUMMARY_LEAD = (rf"(?:summari[sz]e|sum\s+up|recap|tl;?dr|tldr|gist|outline|synopsis|overview|summary|brief\s+me(?:\s+on)?|"
+                 rf"break\s+down|walk\s+me\s+through|give\s+(?:me\s+)?(?:a|an|the)\s+(?:\w+\s+)?"
+                 rf"(?:{_SUMMARY_NOUN[3:-1]}|outline|abstract|breakdown)|(?:a|an|the)\s+(?:\w+\s+)?{_SUMMARY_NOUN})")
+_POINTS = (r"(?:points?|ideas?|findings?|takeaways?|messages?|topics?|themes?|contributions?|arguments?|claims?|facts?|"
+           r"results?|conclusions?)")
 _SUMMARY = [
-    re.compile(r"^(?:summari[sz]e|sum\s+up|recap|tl;?dr|tldr|gist|outline|synopsis|overview|summary|"
-               r"give\s+(?:me\s+)?(?:a|an|the)\s+(?:\w+\s+)?(?:summary|overview|rundown|recap|gist|synopsis|digest|"
-               r"outline|abstract|breakdown)|"
-               r"(?:a|an|the)\s+(?:\w+\s+)?(?:summary|overview|rundown|recap|gist|synopsis|digest)\b|"
-               r"brief\s+me|break\s+down|walk\s+me\s+through)\b", re.I),
+    re.compile(rf"^{_SUMMARY_LEAD}\b", re.I),
     re.compile(rf"^what(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(?:(?:the|this|that|these|those|my|our|your)\s+)?(?:[\w'’\-]+\s+){{0,6}}?"
                rf"{_DOCISH}\s+(?:(?:\w+\s+){{0,2}})?(?:all\s+)?about\b", re.I),
     re.compile(r"^what(?:'s|\s+is|\s+are)\s+(?:all\s+)?(?:this|that|these|it)\s+about\b", re.I),
-    re.compile(r"\b(?:main|key|central|important|major)\s+(?:points?|ideas?|findings?|takeaways?|messages?|topics?|themes?|"
-               r"contributions?|arguments?|claims?|facts?|results?|conclusions?)\b", re.I),
+    re.compile(rf"\b(?:main|key|central|important|major)\s+{_POINTS}\b", re.I),
     re.compile(r"^what(?:'s|\s+is|\s+are)\s+(?:in|inside)\s+(?:this|the|these|my|our)\b", re.I),
     re.compile(r"^what\b.*\b(?:is|are)\s+(?:in|inside)\s+(?:this|these|the|my|our)\s+(?:collection|corpus|folder|documents|docs|"
                r"files|papers|articles|pages|texts)\b", re.I),
@@ -257,12 +260,8 @@ def _as_question(text: str, kind: str) -> str:
     return t
 
 
-_TARGET_LEAD = re.compile(r"^(?:summari[sz]e|sum\s+up|recap|tl;?dr|tldr|gist|outline|synopsis|overview|summary|brief\s+me\s+on|"
-                          r"break\s+down|walk\s+me\s+through|give\s+(?:me\s+)?(?:a|an|the)\s+(?:\w+\s+)?(?:summary|overview|rundown|"
-                          r"recap|gist|synopsis|digest|outline|abstract|breakdown)|(?:a|an|the)\s+(?:\w+\s+)?(?:summary|overview|"
-                          r"rundown|recap|gist|synopsis|digest))\s*(?:of|on|for|about|:)?\s*", re.I)
-_TARGET_POINTS = re.compile(r"\b(?:points?|ideas?|findings?|takeaways?|messages?|topics?|themes?|contributions?|arguments?|"
-                            r"claims?|facts?|results?|conclusions?)\s+(?:of|in|from|made\s+in|made\s+by)\s+", re.I)
+_TARGET_LEAD = re.compile(rf"^{_SUMMARY_LEAD}\s*(?:of|on|for|about|:)?\s*", re.I)
+_TARGET_POINTS = re.compile(rf"\b{_POINTS}\s+(?:of|in|from|made\s+in|made\s+by)\s+", re.I)
 _TARGET_ABOUT = re.compile(r"^what(?:'s|\s+is|\s+are|\s+was|\s+were)\s+(.+?)\s+(?:all\s+)?about\b", re.I)
 _TARGET_SAY = re.compile(r"^what\s+(?:do|does|did)\s+(.+?)\s+(?:say|cover|contain|discuss|talk\s+about|describe|tell)\b", re.I)
 _TARGET_TELL = re.compile(r"^(?:tell|teach)\s+me\s+about\s+(.+)$", re.I)

@@ -43,7 +43,7 @@ from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
 from k2desk.methods.select import select_evidence
-from k2desk.methods.support import answer_support, coverage
+from k2desk.methods.support import Windows, answer_support, coverage, sentence_windows
 from k2desk.progress import CancelToken
 from k2desk.prompts import (
     ABSTAIN_ANSWER,
@@ -171,8 +171,9 @@ class Reader:
         kind = form.kind if form.kind in FORM_PROMPTS else "factoid"
         asked = form.text
         trace: dict[str, Any] = {"form": "open", "kind": kind}
+        windows = sentence_windows(hits, self.sparse) if check and hits else None  # read once for both checks
         if check and hits:
-            declined = self.not_supported(form, hits, trace)
+            declined = self.not_supported(form, hits, trace, windows)
             if declined is not None:
                 return declined
         prompt, max_tokens = FORM_PROMPTS[kind]
@@ -186,7 +187,7 @@ class Reader:
         text = completion.text.strip() or ABSTAIN_ANSWER
         trace["evidence_tokens"] = self.llm.count_tokens(context)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
-            after = answer_support(asked, text, hits, self.sparse)
+            after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
             if after.score < SUPPORT_MIN:
                 reason = ("the passages do not hold the answer" if not after.found_answer else
@@ -194,12 +195,13 @@ class Reader:
                 return self._not_in_documents({**trace, "candidate": text}, reason, context)
         return Reading(text, "open", context, trace)
 
-    def not_supported(self, form: Form, hits: Sequence[Hit], trace: Optional[dict[str, Any]] = None) -> Optional[Reading]:
+    def not_supported(self, form: Form, hits: Sequence[Hit], trace: Optional[dict[str, Any]] = None,
+                      windows: Optional[Windows] = None) -> Optional[Reading]:
         """"Not in your documents" before any model call, when the passages do not mention what
         the question asks about (``COVERAGE_MIN``); None when they may answer it. ``trace``
         receives the coverage either way."""
         trace = trace if trace is not None else {"form": "open", "kind": form.kind}
-        before = coverage(form.text, hits, self.sparse)
+        before = coverage(form.text, hits, self.sparse, windows)
         trace["coverage"] = before.to_trace()
         if before.score >= COVERAGE_MIN:
             return None

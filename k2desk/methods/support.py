@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Sequence
+from typing import Optional, Sequence
 
 from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
@@ -93,7 +93,10 @@ class Support:
         return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer}
 
 
-def _windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str]]:
+Windows = list[tuple[set[str], str]]
+
+
+def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     """(terms, text) of every sentence window of the passages (the document line's terms
     included in each)."""
     out = []
@@ -117,15 +120,17 @@ def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex) -> Suppor
     return Support(have / total if total else 1.0, [t for t in terms if t not in found])
 
 
-def coverage(question: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support:
-    """The share of the question's terms that occur anywhere in the passages (idf-weighted)."""
+def coverage(question: str, hits: Sequence[Hit], sparse: SparseIndex, windows: Optional[Windows] = None) -> Support:
+    """The share of the question's terms that occur anywhere in the passages (idf-weighted);
+    ``windows``: the passages' sentence windows when the caller has them already."""
     found: set[str] = set()
-    for window, _ in _windows(hits, sparse):
+    for window, _ in windows if windows is not None else sentence_windows(hits, sparse):
         found |= window
     return _share(question_terms(question, sparse), found, sparse)
 
 
-def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex) -> Support:
+def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex,
+                   windows: Optional[Windows] = None) -> Support:
     """The share of the question's terms found in the sentence windows that hold ``answer``
     (its own words beyond the question's: at least half of them, by idf, and every number it
     names, whole: "3.5" is not held by a window with "3.2 megawatts" and "2022")."""
@@ -139,7 +144,7 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     found: set[str] = set()
     hit_any = False
     numbers = set(_NUMBER.findall(answer))
-    for window, text in _windows(hits, sparse):
+    for window, text in windows if windows is not None else sentence_windows(hits, sparse):
         if sum(idf[t] for t in own if t in window) >= need and numbers <= set(_NUMBER.findall(text)):
             hit_any = True
             found |= window

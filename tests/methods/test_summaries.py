@@ -2,30 +2,19 @@
 retriever's scope), on the README's sample documents in a real collection; a summary request
 needs no model."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from k2desk.config import Settings
-from k2desk.engine import Engine
 from k2desk.errors import UsageError
 from k2desk.history_markdown import entry_markdown
 from k2desk.methods.summaries import documents_named, overview, target_words
 from k2desk.prompts import COLLECTION_SUMMARY_HEAD
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
-
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory, models_dir):
-    home = tmp_path_factory.mktemp("summaries")
-    shutil.copytree(SAMPLE, home / "sample")
-    settings = Settings(home=home / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="naive")
-    with Engine(settings, "sample") as eng:
-        eng.index([home / "sample"])
-        eng.folder = home / "sample"  # type: ignore[attr-defined]
-        yield eng
+def engine(sample_engine):
+    return sample_engine
 
 
 def test_a_document_is_found_by_the_words_of_its_name(engine):

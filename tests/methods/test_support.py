@@ -1,27 +1,15 @@
 """'Not in your documents' from the evidence (methods/support.py), on the README's sample
 documents in a real collection (SQLite, FTS5, ONNX embeddings; no model)."""
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from k2desk.config import Settings
-from k2desk.engine import Engine
 from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN
 from k2desk.methods.support import answer_support, coverage, lemmatized, question_terms
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
-
 
 @pytest.fixture(scope="module")
-def retriever(tmp_path_factory, models_dir):
-    home = tmp_path_factory.mktemp("support")
-    shutil.copytree(SAMPLE, home / "sample")
-    settings = Settings(home=home / "home", models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="naive")
-    with Engine(settings, "sample") as engine:
-        engine.index([home / "sample"])
-        yield engine.method("evidence").ctx.retriever("text")
+def retriever(sample_engine):
+    return sample_engine.method("evidence").ctx.retriever("text")
 
 
 def passages(retriever, question):
