@@ -64,7 +64,7 @@ if [ ! -x "$server_dir/llama-server" ]; then
 fi
 cp "$server_dir/llama-server" .venv/bin/llama-server
 
-.venv/bin/python -m pip install -q -c constraints.txt -e ".[gui,dev,export]" 2>&1 | grep -v "^WARNING: Location" || true
+.venv/bin/python -m pip install -q -c constraints.txt -e ".[gui,dev,export,postgres]" 2>&1 | grep -v "^WARNING: Location" || true
 
 # shellcheck disable=SC2086
 .venv/bin/k2desk models prepare ${K2DESK_MODELS_TO_PREPARE:-}
