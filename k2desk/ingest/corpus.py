@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,13 @@ from k2desk.text.headers import format_date
 log = logging.getLogger("k2desk.ingest")
 
 BODY_FIELDS = ("body", "text", "content")  # the first non-empty string one is the record's text
+# A body written in HTML (a crawl keeps a page's markup: L-Eval's Wikipedia pages, "<H1> … <Tr> <Td>")
+# is read as the page it is, as an .html file would be: its tables become lines, its tags go.
+# Markup is told from prose by closing tags of block elements, which plain text rarely holds.
+_BLOCK_CLOSE = re.compile(r"</(p|h[1-6]|tr|td|th|li|ul|ol|table|div|section)>", re.I)
+HTML_MIN_CLOSES = 5
+_TAG = re.compile(r"<[^<>]*>|<[^<>]*$")
+
 _HEADER = (("Title", "title"), ("Source", "source"), ("Published", "published_at"),
            ("Author", "author"), ("Category", "category"), ("URL", "url"))
 
@@ -36,13 +44,24 @@ class CorpusReport:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
 
+def is_html(body: str) -> bool:
+    """True when a record's body is an HTML page (closing tags of block elements), not prose."""
+    return len(_BLOCK_CLOSE.findall(body, 0, 200_000)) >= HTML_MIN_CLOSES
+
+
 def record_text(rec: dict, body: str) -> str:
-    """The indexed text of a record: 'Title: ...\\nSource: ...\\nPublished: ...' header, blank line, body."""
+    """The indexed text of a record: 'Title: ...\\nSource: ...\\nPublished: ...' header, blank line, body
+    (an HTML body read as its page's text, and the tags of its fields dropped)."""
+    html = is_html(body)
+    if html:
+        from k2desk.ingest.readers import html_to_text
+
+        body = html_to_text(body)[1]
     lines = []
     for label, key in _HEADER:
         value = rec.get(key)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
-            value = " ".join(str(value).split())
+            value = " ".join((_TAG.sub(" ", value) if html and isinstance(value, str) else str(value)).split())
             lines.append(f"{label}: {format_date(value) if key == 'published_at' else value}")
     return normalize_text("\n".join(lines) + "\n\n" + body)
 
@@ -102,6 +121,8 @@ def iter_corpus(path: str | Path, report: CorpusReport | None = None) -> Iterato
                 seen[url] = n
             canonical = json.dumps(rec, sort_keys=True, ensure_ascii=False)
             title = rec.get("title")
+            if isinstance(title, str) and is_html(rec[body_key]):
+                title = _TAG.sub(" ", title)
             title = " ".join(title.split()) if isinstance(title, str) and title.strip() else f"{p.stem} line {n}"
             report.records += 1
             count += 1

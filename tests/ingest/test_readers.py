@@ -285,6 +285,22 @@ def test_corpus_line_rules(tmp_path):
     assert "duplicate url (first on line 3)" == report.skipped[0][1]
 
 
+def test_corpus_record_with_an_html_body_is_read_as_its_page(tmp_path):
+    page = ("Ferry - wikipedia <H1> Ferry </H1> <Table> <Tr> <Th> Captain </Th> <Td> Ulrich Sandmeier </Td> </Tr> "
+            "<Tr> <Th> Fare </Th> <Td> 2 euros </Td> </Tr> </Table> <P> The ferry crosses the Altsee. </P> "
+            "<H2> History </H2> <P> It has run since <B> 1931 </B> . </P> <Ul> <Li> a </Li> </Ul>")
+    prose = "Use <p> for a paragraph and </p> to close it; a </td> in prose stays as it is."
+    path = tmp_path / "pages.jsonl"
+    path.write_text(json.dumps({"title": "Ferry - wikipedia <H1> Ferry </H1> <Table> <Tr> <Th_c", "url": "u1", "body": page})
+                    + "\n" + json.dumps({"title": "Markup guide", "url": "u2", "body": prose}) + "\n", encoding="utf-8")
+    html, text = list(iter_corpus(path))
+    assert html.title == "Ferry - wikipedia Ferry"
+    assert html.text.startswith("Title: Ferry - wikipedia Ferry\n")
+    assert "Captain | Ulrich Sandmeier" in html.text and "The ferry crosses the Altsee." in html.text
+    assert "<" not in html.text and "Td" not in html.text
+    assert text.text.endswith(prose)  # a few tags in prose: not a page
+
+
 def test_corpus_without_valid_records_names_the_line(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('\n{"title": "x"}\nnot json\n', encoding="utf-8")
