@@ -24,6 +24,10 @@ from k2desk.text.headers import chunk_header  # noqa: F401 (re-exported for the 
 from k2desk.types import Source
 
 OUTLET_POOL = 400  # candidates (each side) filtered down to one publisher's passages
+# A question about one document: this share of BM25's first ten passages from it (measured on the
+# three dev collections, docs/eval/retrieval-long/: 8 % of MultiHop-RAG's questions, 97 % of wiki's)
+ONE_DOCUMENT_SHARE = 0.8
+RRF_K = 60  # reciprocal rank fusion's constant (Cormack et al. 2009)
 
 
 @dataclass
@@ -102,18 +106,26 @@ class Retriever:
 
 
     def evidence_search(self, query: str, k: int = 10, head: int = 4, pool: int = 100, outlet: str = "") -> list[Hit]:
-        """Passages for a multi-hop question: FTS5's BM25 ranking, its first ``head`` passages as
-        they are, then the best passage of each article not yet represented, then the rest.
+        """Passages for a question, ranked by what the question asks of the collection.
 
-        Measured on the MultiHop-RAG dev slice (docs/eval/retrieval/): BM25's own ranking beats
-        the paper's sparse cosine (Hits@4 0.809 vs 0.727), MiniLM adds nothing to it, and one
-        passage per new article after the head brings every evidence article into the top 10
-        for 0.52 of the questions (0.30 without) at the same Hits@4. With ``outlet``, only
-        passages of that publisher's documents (``meta.source``) are ranked."""
+        Several documents (BM25's first ten passages spread over them): FTS5's BM25 ranking, its
+        first ``head`` passages as they are, then the best passage of each article not yet
+        represented, then the rest. Measured on the MultiHop-RAG dev slice (docs/eval/retrieval/):
+        BM25's own ranking beats the paper's sparse cosine (Hits@4 0.809 vs 0.727), MiniLM adds
+        nothing to it, and one passage per new article after the head brings every evidence
+        article into the top 10 for 0.52 of the questions (0.30 without) at the same Hits@4.
+
+        One document (at least ``ONE_DOCUMENT_SHARE`` of BM25's first ten passages come from it,
+        or the scope is one document): BM25 and MiniLM fused by reciprocal rank, no
+        diversification; within one long page every passage shares the topic's words and the
+        dense signal tells them apart (docs/eval/retrieval-long/). With ``outlet``, only passages
+        of that publisher's documents (``meta.source``), BM25 ranked and diversified as before."""
         ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL), within=self.within())
         chunks = self.docs.chunks([i for i, _ in ranked])
         if outlet:
             ranked = [(i, s) for i, s in ranked if i in chunks and chunks[i].meta.get("source") == outlet]
+        elif one_document([chunks[i].document_id for i, _ in ranked[:10] if i in chunks]):
+            return self._fused(query, ranked, chunks, k, pool)
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0  # scores shown relative to the best: 1.0 first
         hits = [Hit(chunks[i], score / top, 0.0, score) for i, score in ranked if i in chunks]
         chosen, rest = hits[:head], []
@@ -125,6 +137,32 @@ class Retriever:
                 seen.add(h.chunk.document_id)
                 chosen.append(h)
         return (chosen + rest)[:k]
+
+    def _fused(self, query: str, ranked: list[tuple[int, float]], chunks: dict[int, ChunkRow], k: int, pool: int) -> list[Hit]:
+        """BM25's ranking and the dense one (top ``pool`` each) fused by reciprocal rank."""
+        qvec = _embedding(self.embedder, query, alongside=True)()
+        within = self.within()
+        if within is None:
+            dense = self.vectors.search(qvec, pool, self.source)
+        else:
+            dense = sorted(self.vectors.similarities(qvec, within).items(), key=lambda x: -x[1])[:pool]
+        fused: dict[int, float] = {}
+        for ranking in ([i for i, _ in ranked], [i for i, _ in dense]):
+            for rank, i in enumerate(ranking, start=1):
+                fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank)
+        chunks = {**chunks, **self.docs.chunks([i for i in fused if i not in chunks])}
+        bm25, cos = dict(ranked), dict(dense)
+        order = sorted((i for i in fused if i in chunks), key=lambda i: (-fused[i], i))[:k]
+        top = fused[order[0]] if order else 1.0
+        return [Hit(chunks[i], fused[i] / top, cos.get(i, 0.0), bm25.get(i, 0.0)) for i in order]
+
+
+def one_document(document_ids: list[int]) -> bool:
+    """True when a ranking's first passages come mostly from one document (a question about it)."""
+    if not document_ids:
+        return False
+    top = max(document_ids.count(d) for d in set(document_ids))
+    return top >= ONE_DOCUMENT_SHARE * len(document_ids)
 
 
 def _embedding(embedder: Embedder, query: str, alongside: bool) -> Callable[[], np.ndarray]:

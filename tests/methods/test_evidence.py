@@ -1,7 +1,9 @@
-"""The `evidence` retrieval: BM25's first passages as they are, then one passage per new article."""
+"""The `evidence` retrieval: for several documents, BM25's first passages as they are, then one passage
+per new article; for one document, BM25 and the dense ranking fused."""
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
+from k2desk.methods.retrieval import one_document
 
 
 def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, embedder):
@@ -24,6 +26,35 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
         names = [h.chunk.document.rsplit("/", 1)[1] for h in hits]
         assert names[:4] == order[:4] == ["a_tunnel_log.txt"] * 4
         assert hits[0].score == 1.0 and all(0 < h.score <= 1.0 for h in hits)  # relative to the best passage
+        assert not one_document([engine.docs.chunks([i])[i].document_id for i, _ in ranked[:10]])  # several documents
         assert sorted(names[4:6]) == ["b_council.txt", "c_budget.txt"] and len(names) == min(10, len(ranked))
         sources = engine.method("evidence").retrieve("tunnel")
         assert [s.chunk_id for s in sources] == [h.chunk.id for h in hits]
+
+
+def test_one_document_rule():
+    assert one_document([1] * 8 + [2, 3]) and one_document([4])
+    assert not one_document([1] * 7 + [2, 3, 4]) and not one_document([])
+
+
+def test_a_question_about_one_document_is_ranked_by_both_signals_without_spreading(tmp_path, models_dir, embedder):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a_tunnel_log.txt").write_text("\n\n".join(
+        f"Day {i}. " + "The drill crew logged their progress through the granite at the Brennwald face. " * 6
+        for i in range(12)), encoding="utf-8")
+    (folder / "b_council.txt").write_text("The council discussed parking, school meals and the summer fair. " * 12,
+                                          encoding="utf-8")
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
+    with Engine(settings) as engine:
+        engine.index([folder])
+        retriever = engine.method("evidence").ctx.retriever("text")
+        ranked = retriever.sparse.bm25("drill crew progress", 100)
+        log_id = engine.docs.get(str(folder.resolve() / "a_tunnel_log.txt")).id
+        assert {engine.docs.chunks([i])[i].document_id for i, _ in ranked} == {log_id}
+        hits = retriever.evidence_search("drill crew progress", k=10)
+        names = [h.chunk.document.rsplit("/", 1)[1] for h in hits]
+        assert names[:len(ranked)] == ["a_tunnel_log.txt"] * len(ranked)  # no passage of another document pushed in
+        assert hits[0].score == 1.0 and all(0 < h.score <= 1.0 for h in hits)
+        assert all(h.dense > 0 for h in hits)  # the dense signal took part (the BM25 path leaves it 0)
+        assert {h.chunk.id for h in hits} >= {i for i, _ in ranked}
