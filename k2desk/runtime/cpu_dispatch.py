@@ -20,8 +20,9 @@ import json
 import os
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 PROBE_TOKENS = 8
 _lock = threading.Lock()
@@ -68,20 +69,28 @@ def _libggml():
         return libggml
 
 
-def _load(path: Path) -> bool:
-    """Register the variant with the libggml libllama uses; ggml's "loaded CPU backend from"
-    line on stderr is kept off the terminal (the CLI's stderr carries errors only)."""
-    lib = _libggml()
-    lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """llama.cpp's and ggml's messages on file descriptor 2 kept off the terminal (the CLI's
+    stderr carries errors only)."""
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     try:
-        return bool(lib.ggml_backend_load(str(path).encode()))
+        yield
     finally:
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
+
+
+def _load(path: Path) -> bool:
+    """Register the variant with the libggml libllama uses (ggml's "loaded CPU backend from" line
+    kept quiet)."""
+    lib = _libggml()
+    lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
+    with quiet_stderr():
+        return bool(lib.ggml_backend_load(str(path).encode()))
 
 
 def _survives(path: Path, model: Path) -> bool:
@@ -120,6 +129,42 @@ def _machine_key(ranked: list[tuple[int, Path]]) -> str:
     return hashlib.sha256(f"{flags}|{names}".encode()).hexdigest()[:16]
 
 
+def _cached_choice(ranked: list[tuple[int, Path]]) -> Optional[str]:
+    """The variant file name cached for this machine and build, if one was chosen before."""
+    try:
+        chosen = json.loads(_cache_file().read_text()).get(_machine_key(ranked))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return chosen if chosen in {p.name for _, p in ranked} else None
+
+
+def level_name(file_name: str) -> str:
+    """The level a variant file holds: libggml-cpu-zen4.so -> zen4."""
+    return file_name.removeprefix("lib").split(".")[0].removeprefix("ggml-cpu-")
+
+
+def load_cached_backend() -> tuple[Optional[str], Optional[str]]:
+    """Load the CPU backend without a model (``k2desk doctor``): (level loaded or None, what
+    this CPU claims best). A level is loaded only when it was chosen before, by a first model
+    load on this machine and build (trying one needs a model's weights); the same one
+    ``load_cpu_backend`` would load, so a later model load finds it in place."""
+    global _loaded
+    with _lock:
+        folder = variant_dir()
+        if folder is None:
+            _loaded = _loaded or "built in"
+            return _loaded, None
+        ranked = ranked_variants(folder)
+        best = level_name(ranked[0][1].name) if ranked else None
+        if _loaded is not None:
+            return _loaded, best
+        chosen = _cached_choice(ranked)
+        if chosen is None or not _load(folder / chosen):
+            return None, best
+        _loaded = level_name(chosen)
+        return _loaded, best
+
+
 def load_cpu_backend(model: Path) -> str:
     """Load the CPU backend once per process; returns what was loaded ("built in" for a plain build)."""
     global _loaded
@@ -133,13 +178,9 @@ def load_cpu_backend(model: Path) -> str:
         ranked = ranked_variants(folder)
         key = _machine_key(ranked)
         cache = _cache_file()
-        try:
-            chosen = json.loads(cache.read_text()).get(key)
-        except (OSError, ValueError):
-            chosen = None
+        chosen = _cached_choice(ranked)
         paths = {p.name: p for _, p in ranked}
-        if chosen not in paths:
-            chosen = None
+        if chosen is None:
             for _, path in ranked:
                 if not hasattr(os, "fork") or _survives(path, model):
                     chosen = path.name
@@ -154,5 +195,5 @@ def load_cpu_backend(model: Path) -> str:
             print("k2desk: no CPU variant of llama.cpp runs here", file=sys.stderr)
             _loaded = "none"
             return _loaded
-        _loaded = chosen.removeprefix("lib").split(".")[0].removeprefix("ggml-cpu-")
+        _loaded = level_name(chosen)
         return _loaded

@@ -26,6 +26,14 @@ def _read_json(path: Path) -> dict:
         return {}
 
 
+def default_providers() -> list[str]:
+    """onnxruntime's CUDA provider when it has one (onnxruntime-gpu), then the CPU provider."""
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    return (["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []) + ["CPUExecutionProvider"]
+
+
 class Embedder:
     def __init__(self, model_dir: Path, threads: Optional[int] = None, providers: Optional[list[str]] = None):
         import onnxruntime as ort
@@ -46,8 +54,7 @@ class Embedder:
             opts.intra_op_num_threads = int(threads)
             opts.inter_op_num_threads = 1
         if providers is None:
-            available = ort.get_available_providers()
-            providers = (["CUDAExecutionProvider"] if "CUDAExecutionProvider" in available else []) + ["CPUExecutionProvider"]
+            providers = default_providers()
         try:
             self._session = ort.InferenceSession(str(onnx_path), opts, providers=providers)
             self._tok = Tokenizer.from_file(str(tok_path))
@@ -77,6 +84,12 @@ class Embedder:
         shape = next(o.shape for o in out if o.name == self._output)
         dim = shape[-1] if shape else None
         self.dim: int = dim if isinstance(dim, int) else int(self._run(["dimension probe"]).shape[1])
+
+    @property
+    def providers(self) -> list[str]:
+        """The execution providers the session runs on, best first (a CUDA provider that cannot
+        start is not among them)."""
+        return list(self._session.get_providers())
 
     # -- embeddings --------------------------------------------------------------------
     def _run(self, texts: list[str]) -> np.ndarray:

@@ -1,0 +1,148 @@
+"""What llama.cpp reports about itself, without loading a model's weights (``k2desk doctor``).
+
+* ``system_info()``: ``llama_print_system_info`` read per backend ("CPU": its instruction sets,
+  "CUDA": the architectures it was compiled for, ...). It lists the backends registered in this
+  process, so a ``GGML_BACKEND_DL`` build's CPU level must be loaded first
+  (``cpu_dispatch.load_cached_backend``).
+* ``backends()`` / ``devices()``: ggml's registry (``ggml_backend_reg_*``, ``ggml_backend_dev_*``):
+  which backends the build has and each device with its description (a GPU's name) and memory.
+* ``gguf_facts(path)``: a model's architecture, blocks, parameters and tensor bytes from its
+  header, through ``llama_model_load_from_file`` with ``vocab_only`` (tensors are skipped).
+* ``layers_offloaded``: llama.cpp's rule for ``n_gpu_layers`` (llama-cpp-python passes -1 as
+  "all"): min(n_gpu_layers, blocks + 1, the output layer being the + 1) when a GPU device is
+  there, else none.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from k2desk.runtime.cpu_dispatch import _libggml, quiet_stderr
+
+# enum ggml_backend_dev_type: CPU, GPU, IGPU (integrated), ACCEL
+DEVICE_KINDS = {0: "cpu", 1: "gpu", 2: "igpu", 3: "accel"}
+GPU_KINDS = ("gpu", "igpu")
+
+
+@dataclass
+class Device:
+    name: str  # ggml's name: "CPU", "CUDA0", ...
+    description: str  # the CPU's or the GPU's model name
+    kind: str  # cpu | gpu | igpu | accel
+    memory_total: int  # bytes
+    memory_free: int
+
+
+def version() -> Optional[str]:
+    try:
+        import llama_cpp
+    except ImportError:
+        return None
+    return str(getattr(llama_cpp, "__version__", "unknown"))
+
+
+def supports_gpu_offload() -> bool:
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+def system_info() -> dict[str, dict[str, str]]:
+    """``llama_print_system_info`` as {backend: {feature: value}}, e.g. {"CPU": {"AVX2": "1", ...}}."""
+    import llama_cpp
+
+    text = (llama_cpp.llama_print_system_info() or b"").decode("utf-8", "replace")
+    found: dict[str, dict[str, str]] = {}
+    current: Optional[dict[str, str]] = None
+    for part in (p.strip() for p in text.split("|")):
+        if " : " in part:  # "CPU : SSE3 = 1": a backend's name opens its features
+            name, part = (s.strip() for s in part.split(" : ", 1))
+            current = found.setdefault(name, {})
+        if current is not None and "=" in part:
+            key, value = (s.strip() for s in part.split("=", 1))
+            current[key] = value
+    return found
+
+
+def _lib():
+    lib = _libggml()
+    for name, restype, argtypes in (
+            ("ggml_backend_reg_count", ctypes.c_size_t, []),
+            ("ggml_backend_reg_get", ctypes.c_void_p, [ctypes.c_size_t]),
+            ("ggml_backend_reg_name", ctypes.c_char_p, [ctypes.c_void_p]),
+            ("ggml_backend_dev_count", ctypes.c_size_t, []),
+            ("ggml_backend_dev_get", ctypes.c_void_p, [ctypes.c_size_t]),
+            ("ggml_backend_dev_name", ctypes.c_char_p, [ctypes.c_void_p]),
+            ("ggml_backend_dev_description", ctypes.c_char_p, [ctypes.c_void_p]),
+            ("ggml_backend_dev_type", ctypes.c_int, [ctypes.c_void_p]),
+            ("ggml_backend_dev_memory", None, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
+                                               ctypes.POINTER(ctypes.c_size_t)])):
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib
+
+
+def backends() -> list[str]:
+    """The backends registered in this process ("CUDA", "CPU", ...)."""
+    lib = _lib()
+    with quiet_stderr():  # a CUDA build with no device says so on stderr as it registers
+        return [(lib.ggml_backend_reg_name(lib.ggml_backend_reg_get(i)) or b"").decode()
+                for i in range(lib.ggml_backend_reg_count())]
+
+
+def devices() -> list[Device]:
+    """Every device of the registered backends, GPUs with their memory."""
+    lib = _lib()
+    found = []
+    with quiet_stderr():
+        for i in range(lib.ggml_backend_dev_count()):
+            dev = lib.ggml_backend_dev_get(i)
+            free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+            lib.ggml_backend_dev_memory(dev, ctypes.byref(free), ctypes.byref(total))
+            found.append(Device((lib.ggml_backend_dev_name(dev) or b"").decode(),
+                                (lib.ggml_backend_dev_description(dev) or b"").decode("utf-8", "replace"),
+                                DEVICE_KINDS.get(int(lib.ggml_backend_dev_type(dev)), "other"),
+                                int(total.value), int(free.value)))
+    return found
+
+
+def gguf_facts(path: Path) -> dict:
+    """{"architecture", "name", "size_label", "blocks", "parameters", "tensor_bytes", "context"}
+    from the GGUF header (vocabulary and metadata only; no tensor is read)."""
+    import llama_cpp
+
+    params = llama_cpp.llama_model_default_params()
+    params.vocab_only = True
+    with quiet_stderr():
+        model = llama_cpp.llama_model_load_from_file(str(path).encode(), params)
+    if not model:
+        raise ValueError(f"llama.cpp cannot read the header of {path}")
+    try:
+        buf = ctypes.create_string_buffer(512)
+
+        def meta(key: str) -> Optional[str]:
+            n = llama_cpp.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
+            return buf.value.decode("utf-8", "replace") if n >= 0 else None
+
+        arch = meta("general.architecture") or ""
+        blocks, context = meta(f"{arch}.block_count"), meta(f"{arch}.context_length")
+        return {"architecture": arch, "name": meta("general.name"), "size_label": meta("general.size_label"),
+                "blocks": int(blocks) if blocks and blocks.isdigit() else None,
+                "context": int(context) if context and context.isdigit() else None,
+                "parameters": int(llama_cpp.llama_model_n_params(model)),
+                "tensor_bytes": int(llama_cpp.llama_model_size(model))}
+    finally:
+        llama_cpp.llama_model_free(model)
+
+
+def layers_offloaded(gpu_layers: int, blocks: Optional[int], gpu_present: bool) -> tuple[int, Optional[int]]:
+    """(layers llama.cpp would put on the GPU, layers in all) for ``Settings.gpu_layers``."""
+    if blocks is None:
+        return 0, None
+    total = blocks + 1  # the output layer counts as one
+    if not gpu_present or gpu_layers == 0:
+        return 0, total
+    return (total if gpu_layers < 0 else min(gpu_layers, total)), total
