@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("file", type=Path, help="the Markdown file to write ('-': standard output)")
     hsub.add_parser("clear", parents=[common, coll])
 
+    s = sub.add_parser("doctor", parents=[common, coll], help="what runs where (LLM build, GPU, embedder, models, "
+                       "store, Qt, telemetry); exit 1 when the main job cannot run")
+    s.add_argument("--json", action="store_true", help="print the report as one JSON object")
+
     s = sub.add_parser("eval", parents=[common], help="evaluate methods on a benchmark folder")
     s.add_argument("bench_dir", type=Path)
     s.add_argument("--methods", help="comma-separated methods (default: k2rag,hybrid,semantic,keyword,kg; "

@@ -155,6 +155,16 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
     raise K2Error(f"unknown models command {args.models_command}")
 
 
+def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.doctor import run
+
+    report = run(settings, args.collection)
+    print(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else report.text())
+    if not report.ok:  # the report is on stdout; the one-line reason goes to stderr (exit 1)
+        raise K2Error(f"the main job cannot run: {report.reason}")
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     if getattr(args, "retrieval", False):  # retrieval metrics only, no LLM
         from k2desk.eval.retrieval import retrieval_command

@@ -1,0 +1,141 @@
+"""`k2desk doctor`, the real command in a subprocess: its lines and its JSON fields, a missing
+model reported missing with exit status 1 and one line on stderr, the store read without being
+created or migrated, and nothing contacted beyond this machine."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_privacy import outside_connects
+
+LABELS = ("LLM build", "CPU level", "GPU", "LLM", "Embedder", "Summarizer", "Graph extractor", "Store", "Qt platform",
+          "Telemetry")
+KEYS = {"llm.build", "llm.cpu", "llm.gpu", "llm.model", "embedder", "summarizer", "graph", "store", "qt", "telemetry"}
+
+
+@pytest.fixture
+def doctor(tmp_path, models_dir, tiny_llm_path, embedder):
+    """``doctor(*args, models=DIR)``: the command with a fresh home whose settings name the tiny LLM."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"llm": "smollm2-135m", "threads": 1}))
+
+    def run(*args, models=models_dir, prefix=()):
+        env = {**os.environ, "K2DESK_HOME": str(home), "K2DESK_MODELS": str(models), "QT_QPA_PLATFORM": "offscreen"}
+        return subprocess.run([*prefix, sys.executable, "-m", "k2desk", "doctor", *map(str, args)], env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    run.home = home
+    return run
+
+
+def lines_by_label(text: str) -> dict[str, tuple[str, str]]:
+    """{label: (status, found)} from the report's aligned lines."""
+    found = {}
+    for line in text.splitlines():
+        for status in ("ok", "warning", "missing"):
+            marker = f"  {status} "
+            if marker in line and line.index(marker) < 40:
+                label, rest = line.split(marker, 1)
+                found[label.strip()] = (status, rest.strip())
+                break
+    return found
+
+
+def test_the_report_says_what_runs_where(doctor, model_store):
+    import llama_cpp
+
+    proc = doctor()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # llama.cpp's and ggml's messages stay off the terminal
+    lines = lines_by_label(proc.stdout)
+    assert set(LABELS) <= set(lines), proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "ready: the main job (index, ask) can run here"
+    assert lines["LLM build"][1].startswith(f"llama-cpp-python {llama_cpp.__version__}: ")
+    assert lines["LLM"] == ("ok", lines["LLM"][1]) and lines["LLM"][1].startswith("smollm2-135m: llama 135M, 30 blocks")
+    assert "1 CPU thread" in lines["LLM"][1]
+    assert lines["Embedder"][0] == "ok" and lines["Embedder"][1].startswith("all-minilm-l6-v2 (384-d) on onnxruntime")
+    assert lines["Telemetry"][0] == "ok" and "ORT_DISABLE_TELEMETRY" in lines["Telemetry"][1]
+    assert lines["Qt platform"][1].endswith("QT_QPA_PLATFORM=offscreen")
+    assert lines["Store"][1].startswith("'default' not created yet")
+    for entry in model_store.entries:
+        assert f"model {entry.name}" in lines
+    assert lines["model smollm2-135m"][0] == "ok" and lines["model smollm2-135m"][1].startswith("sha256 ok, 94 MiB")
+
+    report = json.loads(doctor("--json").stdout)
+    assert set(report) == {"k2desk", "ok", "reason", "home", "models_dir", "collection", "checks"}
+    assert report["ok"] is True and report["reason"] is None and report["collection"] == "default"
+    checks = {c["key"]: c for c in report["checks"]}
+    assert KEYS <= set(checks) and {f"model:{e.name}" for e in model_store.entries} <= set(checks)
+    for c in report["checks"]:
+        assert set(c) == {"key", "label", "status", "found", "blocking", "data"}
+        assert c["status"] in ("ok", "warning", "missing") and c["blocking"] is False
+        assert lines[c["label"]] == (c["status"], c["found"])  # the text and the JSON say the same
+    build = checks["llm.build"]["data"]
+    assert build["version"] == llama_cpp.__version__ and "CPU" in build["backends"]
+    gpu = checks["llm.gpu"]["data"]
+    assert gpu["supports_gpu_offload"] == bool(llama_cpp.llama_supports_gpu_offload())
+    model = checks["llm.model"]["data"]
+    assert (model["architecture"], model["blocks"], model["layers"]) == ("llama", 30, 31)
+    assert model["layers_on_gpu"] == (31 if gpu["devices"] else 0) and model["gpu_layers"] == -1
+    assert Path(model["path"]) == model_store.resolve_llm("smollm2-135m")
+    emb = checks["embedder"]["data"]
+    assert emb["dim"] == 384 and emb["providers_used"][-1] == "CPUExecutionProvider"
+    assert set(emb["providers_used"]) <= set(emb["providers_available"])
+    assert checks["summarizer"]["data"]["backend"] in ("onnx", "llm", "extractive")
+    assert checks["graph"]["data"]["extractor"] in ("fast", "llm")
+    assert checks["telemetry"]["data"]["env"]["ORT_DISABLE_TELEMETRY"] == "1"
+    assert not (doctor.home / "collections").exists()  # the doctor reads; it never creates a collection
+
+
+def test_a_missing_model_is_reported_missing_and_the_exit_status_is_1(doctor, tmp_path, models_dir):
+    models = tmp_path / "models"  # the embedder, but no GGUF
+    models.mkdir()
+    (models / "all-minilm-l6-v2-onnx").symlink_to(models_dir / "all-minilm-l6-v2-onnx")
+
+    proc = doctor(models=models)
+    assert proc.returncode == 1
+    lines = lines_by_label(proc.stdout)
+    assert lines["LLM"][0] == "missing" and "'smollm2-135m' is not prepared" in lines["LLM"][1]
+    assert lines["model smollm2-135m"][0] == "missing" and "k2desk models prepare" in lines["model smollm2-135m"][1]
+    assert lines["Embedder"][0] == "ok"
+    assert proc.stdout.strip().splitlines()[-1].startswith("not ready: model 'smollm2-135m' is not prepared")
+    err = proc.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("k2desk: error: the main job cannot run: model 'smollm2-135m'")
+
+    proc = doctor("--json", models=models)
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
+    report = json.loads(proc.stdout)
+    checks = {c["key"]: c for c in report["checks"]}
+    assert report["ok"] is False and "smollm2-135m" in report["reason"]
+    assert checks["llm.model"]["status"] == "missing" and checks["llm.model"]["blocking"] is True
+    assert checks["model:smollm2-135m"]["status"] == "missing" and checks["model:smollm2-135m"]["data"]["size"] == 0
+    assert checks["embedder"]["blocking"] is False
+
+
+def test_the_store_line_reads_a_collection_without_migrating_it(doctor):
+    from k2desk.store.db import Database, migrations
+
+    db = Database(doctor.home / "collections" / "notes.k2db")  # an empty collection, all migrations applied
+    db.close()
+    latest = migrations()[-1][0]
+    report = json.loads(doctor("--json", "--collection", "notes").stdout)
+    store = next(c for c in report["checks"] if c["key"] == "store")
+    assert store["status"] == "ok" and store["found"].startswith(f"'notes' ({doctor.home / 'collections' / 'notes.k2db'}): "
+                                                                 f"schema {latest} of {latest}, 0 documents")
+    assert store["data"]["schema"] == latest and store["data"]["collections"] == 1
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is missing (scripts/setup.sh installs it)")
+def test_the_doctor_contacts_nothing(doctor, tmp_path):
+    log = tmp_path / "strace.log"
+    proc = doctor("--llm-url", "http://192.0.2.1:8080", prefix=(shutil.which("strace"), "-f", "-qq", "-e",
+                                                               "trace=connect", "-o", str(log)))
+    assert proc.returncode == 0, proc.stderr
+    assert "http://192.0.2.1:8080" in proc.stdout and "not contacted" in proc.stdout
+    assert outside_connects(log.read_text(errors="replace")) == []
