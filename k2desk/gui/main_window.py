@@ -13,11 +13,11 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
-from k2desk import __version__
 from k2desk.config import DEFAULT_COLLECTION, Settings
 from k2desk.engine import Engine
 from k2desk.errors import K2Error
 from k2desk.gui.watcher import FolderWatcher
+from k2desk.gui.widgets.about import AboutDialog
 from k2desk.gui.widgets.ask_panel import AskPanel
 from k2desk.gui.widgets.collections import CollectionsPanel
 from k2desk.gui.widgets.compare_panel import ComparePanel
@@ -27,7 +27,7 @@ from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.workers import AskWorker, CompareWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
+from k2desk.gui.workers import AskWorker, CompareWorker, DoctorWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.registry import METHOD_NAMES
 from k2desk.store.history import HistoryStore
@@ -48,6 +48,8 @@ class MainWindow(QMainWindow):
         self.index_collection: Optional[str] = None
         self.ask_job: Optional[Job] = None
         self.warm_job: Optional[Job] = None  # reads what the first question would (WarmWorker)
+        self.about_job: Optional[Job] = None  # the About box's report (DoctorWorker)
+        self.about_dialog: Optional[AboutDialog] = None
         self.warm_timer = QTimer(self)
         self.warm_timer.setSingleShot(True)
         self.warm_timer.setInterval(WARM_DELAY_MS)
@@ -126,9 +128,23 @@ class MainWindow(QMainWindow):
                 action.setShortcut(QKeySequence(key))
             file_menu.addAction(action)
         about = QAction("&About k2desk", self)
-        about.triggered.connect(lambda: QMessageBox.about(
-            self, "k2desk", f"k2desk {__version__}\nOffline answers about your own documents (K²RAG)."))
+        about.triggered.connect(self.show_about)
         self.menuBar().addMenu("&Help").addAction(about)
+
+    def show_about(self) -> None:
+        """Help → About: the version and ``k2desk doctor``'s report, made again in the background
+        each time the box opens."""
+        if self.about_dialog is None:
+            self.about_dialog = AboutDialog(self)
+        dialog = self.about_dialog
+        if self.about_job is None or not self.about_job.running:
+            dialog.summary.setText("Checking what runs where…")
+            job = Job(DoctorWorker(self.settings, self.collection or DEFAULT_COLLECTION))
+            job.worker.finished.connect(dialog.show_report)
+            job.worker.failed.connect(dialog.show_failure)
+            self.about_job = job.start()
+        dialog.show()
+        dialog.raise_()
 
     def _guard(self, title: str, action: Callable[[], object]) -> object:
         """Run a GUI-thread action; an expected failure becomes one readable dialog."""
@@ -575,7 +591,7 @@ class MainWindow(QMainWindow):
         self.queue.clear()
         self.watcher.stop()
         self.warm_timer.stop()
-        for job in (self.warm_job, self.ask_job, self.index_job, *self.retired):
+        for job in (self.warm_job, self.ask_job, self.index_job, self.about_job, *self.retired):
             if job is not None and not job.stop(15_000):  # cancel acts between units of work
                 self.statusBar().showMessage("waiting for the current step to finish…")
                 job.thread.wait()  # a QThread destroyed while running aborts the process

@@ -229,6 +229,27 @@ class WarmWorker(Worker):
             self.done.emit()
 
 
+class DoctorWorker(Worker):
+    """``k2desk doctor``'s report for the About box (a second or two: model files are checked,
+    the embedder's session opened), off the window's thread."""
+
+    finished = Signal(object)  # doctor.Report
+    failed = Signal(str)  # one readable line
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.doctor import run
+
+        try:
+            self.finished.emit(run(self.settings, self.collection))
+        except K2Error as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a worker must never take the app down
+            self.failed.emit(_unexpected(exc))
+        finally:
+            self.done.emit()
+
+
 class Job:
     """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
 
