@@ -139,6 +139,8 @@ class MainWindow(QMainWindow):
         dialog = self.about_dialog
         if self.about_job is None or not self.about_job.running:
             dialog.summary.setText("Checking what runs where…")
+            if self.about_job is not None:  # ended: kept until its queued signals are delivered
+                self.retired = (self.retired + [self.about_job])[-4:]
             job = Job(DoctorWorker(self.settings, self.collection or DEFAULT_COLLECTION))
             job.worker.finished.connect(dialog.show_report)
             job.worker.failed.connect(dialog.show_failure)
