@@ -129,6 +129,8 @@ def test_the_store_line_reads_a_collection_without_migrating_it(doctor):
     assert store["status"] == "ok" and store["found"].startswith(f"'notes' ({doctor.home / 'collections' / 'notes.k2db'}): "
                                                                  f"schema {latest} of {latest}, 0 documents")
     assert store["data"]["schema"] == latest and store["data"]["collections"] == 1
+    proc = doctor("--collection", "../elsewhere")  # a bad name is a usage error, not a finding
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
 
 
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is missing (scripts/setup.sh installs it)")
@@ -139,3 +141,53 @@ def test_the_doctor_contacts_nothing(doctor, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "http://192.0.2.1:8080" in proc.stdout and "not contacted" in proc.stdout
     assert outside_connects(log.read_text(errors="replace")) == []
+
+
+def test_a_gpu_build_is_reported_with_its_device_and_the_layers_it_would_take(monkeypatch, settings_tiny):
+    """The CUDA branches, without a GPU here: ggml's registry answers as a CUDA build's would."""
+    from k2desk import doctor
+    from k2desk.runtime import llama_info
+    from k2desk.runtime.models import ModelStore
+
+    store = ModelStore(settings_tiny.models_dir)
+    gib = 1 << 30
+    rtx = llama_info.Device("CUDA0", "NVIDIA GeForce RTX 4070", "gpu", 12 * gib, 11 * gib)
+    monkeypatch.setattr(llama_info, "backends", lambda: ["CUDA", "CPU"])
+    monkeypatch.setattr(llama_info, "supports_gpu_offload", lambda: True)
+    monkeypatch.setattr(llama_info, "system_info", lambda: {"CUDA": {"ARCHS": "750,860,890,1200"}, "CPU": {"AVX2": "1"}})
+    cpu = llama_info.Device("CPU", "AMD EPYC", "cpu", 64 * gib, 64 * gib)
+    monkeypatch.setattr(llama_info, "devices", lambda: [rtx, cpu])
+    checks = {c.key: c for c in doctor.llm_checks(settings_tiny, store)}
+    assert checks["llm.build"].found.startswith("llama-cpp-python ") and "CUDA + CPU" in checks["llm.build"].found
+    assert "CUDA archs 750,860,890,1200" in checks["llm.build"].found
+    assert checks["llm.gpu"].status == "ok"
+    assert checks["llm.gpu"].found == "CUDA0: NVIDIA GeForce RTX 4070, 12,288 MiB VRAM, 11,264 MiB free"
+    assert "31/31 layers on the GPU (gpu_layers -1)" in checks["llm.model"].found
+    assert checks["llm.model"].data["layers_on_gpu"] == 31
+
+    from dataclasses import replace
+
+    checks = {c.key: c for c in doctor.llm_checks(replace(settings_tiny, gpu_layers=10), store)}
+    assert "10/31 layers on the GPU (gpu_layers 10)" in checks["llm.model"].found
+
+    small = llama_info.Device("CUDA0", "NVIDIA GeForce GT 1030", "gpu", 2 * gib, 50 << 20)
+    monkeypatch.setattr(llama_info, "devices", lambda: [small, cpu])
+    model = {c.key: c for c in doctor.llm_checks(settings_tiny, store)}["llm.model"]
+    assert model.status == "warning" and "more than the 50 MiB free on CUDA0" in model.found
+
+    monkeypatch.setattr(llama_info, "devices", lambda: [cpu])  # a CUDA build on a machine without a GPU
+    checks = {c.key: c for c in doctor.llm_checks(settings_tiny, store)}
+    assert checks["llm.gpu"].status == "warning" and "a CUDA build, but no device found" in checks["llm.gpu"].found
+    assert "0/31 layers on the GPU" in checks["llm.model"].found
+
+    monkeypatch.setattr(llama_info, "backends", lambda: ["CPU"])  # a CPU build on a machine with a GPU
+    monkeypatch.setattr(doctor, "nvidia_gpus", lambda: ["NVIDIA GeForce RTX 4070"])
+    gpu = {c.key: c for c in doctor.llm_checks(settings_tiny, store)}["llm.gpu"]
+    assert gpu.status == "warning" and "K2DESK_CUDA=1 scripts/setup.sh" in gpu.found
+
+
+@pytest.fixture
+def settings_tiny(tmp_path, models_dir, tiny_llm_path):
+    from k2desk.config import Settings
+
+    return Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=1)
