@@ -112,6 +112,18 @@ _MARKERS = re.compile("[\ue000-\ue003]")
 _BREAK_RUN = re.compile("[ \ue000\ue001\ue003]*[\ue000\ue001\ue003][ \ue000\ue001\ue003]*")
 
 _SELF_CLOSED = re.compile(r"<(title|script|style|textarea|iframe)(\s[^<>]*)?/>", re.I)
+# A page's back matter: the list of its sources and links, not what it says. Such a section (its
+# heading one of these, an "edit" link aside) is left out up to the next heading of its level or
+# above; on a Wikipedia page it is a third of the text, and its citation titles repeat the topic's
+# words, so they outrank the sentences that hold the facts (docs/eval/retrieval-long/).
+BACK_MATTER = {"references", "external links", "further reading", "bibliography", "citations", "works cited",
+               "sources", "footnotes", "literature cited"}
+_HEADING = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_EDIT_LINK = re.compile(r"[(\[]\s*edit\s*[)\]]", re.I)
+
+
+def _back_matter(heading: str) -> bool:
+    return " ".join(_EDIT_LINK.sub(" ", heading).split()).strip(" :").lower() in BACK_MATTER
 
 
 def _resolve_breaks(m: re.Match) -> str:
@@ -130,12 +142,22 @@ def html_to_text(html: str) -> tuple[str, str]:
     title = _HTML_WS.sub(" ", title_node.text()).strip() if title_node else ""
     parts: list[str] = []
     stack: list = [tree.body or tree.root]
+    skipping = 0  # the level of the back-matter heading being skipped (0: none)
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             parts.append(node)
             continue
         tag = node.tag
+        level = _HEADING.get(tag, 0)
+        if skipping and not (level and level <= skipping):
+            if tag not in _HEADING and tag not in ("-text",) and not tag.startswith("-"):
+                stack.extend(reversed(list(node.iter(include_text=False))))  # a heading may lie inside
+            continue
+        if level:
+            skipping = level if _back_matter(node.text(deep=True) or "") else 0
+            if skipping:
+                continue
         if tag == "-text":
             parts.append(_HTML_WS.sub(" ", node.text(deep=False) or ""))
         elif tag in _DROP or tag is None or tag.startswith("-"):

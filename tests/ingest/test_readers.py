@@ -19,6 +19,7 @@ from k2desk.ingest import (
     RawDocument,
     decode_text,
     file_hash,
+    html_to_text,
     iter_corpus,
     normalize_text,
     read_path,
@@ -128,6 +129,20 @@ def test_html_drops_noise_keeps_blocks():
         assert noise not in doc.text
     assert "\n\nIts Victorian-style glasshouse, the Palm Pavilion, is" in doc.text
     assert "April to October: 9:00 to 18:00\nNovember to March" in doc.text
+
+
+def test_html_leaves_out_the_back_matter_sections():
+    page = ("<h1>Ferry</h1><p>The ferry crosses the Altsee.</p>"
+            "<h2>History [edit]</h2><p>It has run since 1931.</p>"
+            "<h2>References ( edit )</h2><ol><li>Smith, J. (2001). The ferry of the Altsee. Retrieved 2017.</li></ol>"
+            "<div><h3>Sources</h3><p>Not this either.</p></div>"
+            "<h2>External links</h2><ul><li>Official site</li></ul>"
+            "<h2>Trivia</h2><p>The ferry appears in a film.</p><h3>Sources of fares</h3><p>Fares are set by the town.</p>")
+    text = html_to_text(page)[1]
+    assert "It has run since 1931." in text and "The ferry appears in a film." in text
+    assert "Fares are set by the town." in text  # a heading that only starts with a back-matter word
+    assert "Retrieved" not in text and "Not this either" not in text and "Official site" not in text
+    assert "References" not in text and "External links" not in text
 
 
 def test_html_without_title_uses_stem_and_decodes_meta_charset(tmp_path):
