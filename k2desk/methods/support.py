@@ -38,14 +38,18 @@ from k2desk.text.headers import chunk_header
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
 # Words that say how a question asks, not what about: they need not occur in the passages. The
 # second line names the kind of answer ("the individual who …", "which company …") or where a
-# fact was read ("as reported in an article by …"), not a fact.
+# fact was read ("as reported in an article by …"), not a fact; the third, a measure's kind.
 QUESTION_WORDS = frozenset("""
 who whom whose which what where when why how many much name names named called call kind type sort
 does did do tell give show list describe explain please know find mention mentioned say according
 anyone someone something thing things happen happened exactly currently actually approximately
 individual person people entity figure organization organisation company firm
 article articles report reports reported reporting coverage covered source sources publication outlet
+size number amount total count
 """.split())
+# "How big / large / long / old / far ...": the word after "how" names the kind of measure asked
+# for ("How big is the dataset?" is answered by "171 accounts"), like the third line above.
+_HOW_WHAT = re.compile(r"\bhow\s+([A-Za-z]+)", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
@@ -79,7 +83,8 @@ def lemmatized(text: str) -> str:
 
 def question_terms(question: str, sparse: SparseIndex) -> list[str]:
     """The index terms of what the question is about and asks for (no stop or question words)."""
-    skip = set(sparse.terms_of(" ".join(STOPWORDS | QUESTION_WORDS)))
+    measures = {m.group(1).lower() for m in _HOW_WHAT.finditer(question)}
+    skip = set(sparse.terms_of(" ".join(STOPWORDS | QUESTION_WORDS | measures)))
     return list(dict.fromkeys(t for t in sparse.terms_of(lemmatized(question)) if t not in skip))
 
 
