@@ -1,6 +1,8 @@
 """The collection database: one SQLite file (apsw + sqlite-vec + FTS5), numbered migrations, WAL.
 
-Each thread opens its own ``Database``; apsw connections must not be shared across threads.
+Each thread opens its own ``Database``; apsw connections must not be shared across threads. A
+collection on a PostgreSQL server (``k2desk.store.postgres``) has the same methods; the
+statements that differ between the two are in ``k2desk.store.dialect``.
 """
 
 from __future__ import annotations
@@ -17,14 +19,18 @@ import apsw
 import sqlite_vec
 
 from k2desk.errors import StoreError
+from k2desk.store.dialect import SQLITE
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
-def migrations() -> list[tuple[int, str, str]]:
-    """(version, file name, sql) for every numbered migration, in order."""
-    found = []
-    for entry in resources.files("k2desk.store").joinpath("schema").iterdir():
+def migrations(folder: str = "schema") -> list[tuple[int, str, str]]:
+    """(version, file name, sql) for every numbered migration, in order (``schema/pg``: the
+    PostgreSQL twins)."""
+    found, where = [], resources.files("k2desk.store")
+    for part in folder.split("/"):
+        where = where.joinpath(part)
+    for entry in where.iterdir():
         m = _MIGRATION.match(entry.name)
         if m:
             found.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
@@ -32,6 +38,8 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 class Database:
+    dialect = SQLITE
+
     def __init__(self, path: Path | str, readonly: bool = False) -> None:
         self.path = Path(path)
         if not readonly:
@@ -72,6 +80,20 @@ class Database:
     def schema_version(self) -> int:
         row = self.one("SELECT max(version) FROM schema_version")
         return int(row[0] or 0)
+
+    @property
+    def location(self) -> str:
+        """Where the collection is (with ``uid``, what in-process caches of it are keyed by)."""
+        return str(self.path.resolve())
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open (its writes may still roll back)."""
+        return not self.conn.getautocommit()
+
+    def changes(self) -> int:
+        """Rows the last INSERT, UPDATE or DELETE changed."""
+        return self.conn.changes()
 
     # -- helpers -----------------------------------------------------------------------
     @contextmanager

@@ -159,8 +159,7 @@ class DocumentStore:
     def outlets(self) -> list[str]:
         """The distinct publishers (``meta.source``, e.g. a corpus line's outlet) of the
         collection's documents; empty when no document records one."""
-        rows = self.db.all("SELECT DISTINCT json_extract(meta, '$.source') FROM documents "
-                           "WHERE json_valid(meta) AND json_type(meta, '$.source') = 'text' ORDER BY 1")
+        rows = self.db.all(self.db.dialect.outlets)
         return [r[0] for r in rows if r[0]]
 
     def counts(self) -> dict[str, int]:
@@ -182,8 +181,7 @@ class DocumentStore:
                            "AND content_hash = ?", (doc_id, stage, content_hash)) is not None
 
     def mark_stage(self, doc_id: int, stage: str, content_hash: str) -> None:
-        self.db.execute("INSERT OR REPLACE INTO document_stages(document_id, stage, content_hash, done_at) VALUES (?, ?, ?, ?)",
-                        (doc_id, stage, content_hash, time.time()))
+        self.db.execute(self.db.dialect.mark_stage, (doc_id, stage, content_hash, time.time()))
 
     def clear_stages(self, doc_id: int, stages: Optional[Iterable[str]] = None) -> None:
         if stages is None:

@@ -97,14 +97,6 @@ def _marks(values: Sequence) -> str:
     return ",".join("?" * len(values))
 
 
-def _phrase(key: str, prefix: bool = False) -> str:
-    """The FTS5 query for a normalized name's words in this order (each a word's start with
-    ``prefix``); a key's words are letters and digits only, so quoting them is safe."""
-    if prefix:
-        return " + ".join(f'"{word}"*' for word in key.split())
-    return f'"{key}"'
-
-
 class GraphStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -272,9 +264,10 @@ class GraphStore:
         key = normalize_name(phrase)
         if not key:
             return []
-        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM entity_names n JOIN entities e ON e.id = n.rowid "
-                           "WHERE entity_names MATCH ? AND e.source = ? ORDER BY 7 DESC, e.id LIMIT ?",
-                           (_phrase(key), source, limit))
+        dialect = self.db.dialect
+        rows = self.db.all(f"SELECT {_ENTITY_COLS} FROM {dialect.names_from} "
+                           f"WHERE {dialect.names_match} AND e.source = ? ORDER BY 7 DESC, e.id LIMIT ?",
+                           (dialect.name_query(key), source, limit))
         return [Entity(*r) for r in rows]
 
     def relations(self, ids: Iterable[int]) -> dict[int, Relation]:
@@ -303,18 +296,7 @@ class GraphStore:
         ids = list(dict.fromkeys(int(i) for i in entity_ids))
         if not ids:
             return {}
-        seeds = " UNION ALL ".join("SELECT ?, 0" for _ in ids)
-        rows = self.db.all(
-            f"""WITH RECURSIVE walk(id, depth) AS (
-                  {seeds}
-                  UNION
-                  SELECT r.dst_id, w.depth + 1 FROM walk w JOIN relations r ON r.src_id = w.id WHERE w.depth < ?
-                  UNION
-                  SELECT r.src_id, w.depth + 1 FROM walk w JOIN relations r ON r.dst_id = w.id WHERE w.depth < ?
-                )
-                SELECT id, min(depth) FROM walk GROUP BY id""",
-            [*ids, int(hops), int(hops)],
-        )
+        rows = self.db.all(*self.db.dialect.neighbours(ids, hops))
         return {int(i): int(d) for i, d in rows}
 
     def entity_chunks(self, entity_ids: Iterable[int]) -> dict[int, list[int]]:
@@ -343,7 +325,7 @@ class GraphStore:
             return {}
         marks = _marks(ids)
         rows = self.db.all(f"SELECT e, count(*) FROM (SELECT src_id AS e FROM relations WHERE src_id IN ({marks}) "
-                           f"UNION ALL SELECT dst_id FROM relations WHERE dst_id IN ({marks})) GROUP BY e", ids + ids)
+                           f"UNION ALL SELECT dst_id FROM relations WHERE dst_id IN ({marks})) AS ends GROUP BY e", ids + ids)
         return {int(e): int(n) for e, n in rows}
 
     def counts(self, source: Optional[str] = None) -> dict[str, int]:
@@ -404,11 +386,12 @@ class GraphSource:
         exact = self.db.all("SELECT id FROM entities WHERE source = ? AND name = ?", (source, key))
         if exact:
             return [r[0] for r in exact]
+        dialect = self.db.dialect
         return [r[0] for r in self.db.all(
-            "SELECT e.id FROM entity_names n JOIN entities e ON e.id = n.rowid WHERE entity_names MATCH ? AND e.source = ? "
+            f"SELECT e.id FROM {dialect.names_from} WHERE {dialect.names_match} AND e.source = ? "
             "ORDER BY (SELECT count(*) FROM relations r WHERE r.src_id = e.id) "
             "+ (SELECT count(*) FROM relations r WHERE r.dst_id = e.id) DESC, e.id LIMIT ?",
-            (_phrase(key, prefix=True), source, limit))]
+            (dialect.name_query(key, prefix=True), source, limit))]
 
     def neighbourhood(self, seeds: Iterable[int], hops: int = 1, limit: int = MAX_NODES) -> "nx.Graph":
         """Seeds plus their neighbours up to ``hops`` away (strongest relations first), at most ``limit`` nodes."""

@@ -41,12 +41,12 @@ class HistoryStore:
         sources = [{**s.to_json(), "title": s.title} for s in answer.sources]
         seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
         with self.db.transaction():
-            self.db.execute(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (asked_at or time.time(), answer.question, answer.method, answer.answer,
-                             json.dumps(sources, ensure_ascii=False), float(seconds),
-                             json.dumps(answer.llm.to_json()), answer.coverage_note,
-                             json.dumps(answer.scope, ensure_ascii=False)))
-            return int(self.db.one("SELECT last_insert_rowid()")[0])
+            row = self.db.one(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                              (asked_at or time.time(), answer.question, answer.method, answer.answer,
+                               json.dumps(sources, ensure_ascii=False), float(seconds),
+                               json.dumps(answer.llm.to_json()), answer.coverage_note,
+                               json.dumps(answer.scope, ensure_ascii=False)))
+            return int(row[0])
 
     def list(self, limit: int = 10_000) -> list[HistoryEntry]:
         """Newest first."""
@@ -60,9 +60,9 @@ class HistoryStore:
     def remove(self, entry_id: int) -> bool:
         with self.db.transaction():
             self.db.execute("DELETE FROM history WHERE id = ?", (entry_id,))
-            return self.db.conn.changes() > 0
+            return self.db.changes() > 0
 
     def clear(self) -> int:
         with self.db.transaction():
             self.db.execute("DELETE FROM history")
-            return self.db.conn.changes()
+            return self.db.changes()

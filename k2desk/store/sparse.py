@@ -19,11 +19,15 @@ query's rarest terms, as many as fit ``POSTING_BUDGET`` postings together. FTS5 
 that matches any term, and a question's common words ("the", "company") match most of a large
 collection: 128,000 postings per dev question at 10,000 chunks, ~0.6 µs each. Those words weigh
 least in BM25; where the budget is not reached (every term is kept) the ranking is FTS5's own.
+
+On a PostgreSQL server the same terms (this tokenizer's, through an in-memory SQLite connection)
+are stored as a ``tsvector`` with a GIN index, the statistics come from ``ts_stat`` and the
+candidates are ranked by ``ts_rank`` weighted by each term's idf (``k2desk.store.dialect``); the
+TF-IDF cosine is the same on both.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 import uuid
@@ -35,6 +39,7 @@ import apsw
 import numpy as np
 
 from k2desk.store.db import Database
+from k2desk.store.dialect import SQLITE
 
 SOURCES = ("text", "summary")
 TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
@@ -77,17 +82,25 @@ class SparseIndex:
         self.db = db
         self.table = f"sparse_{source}"
         self.vocab = f"sparse_{source}_vocab"
-        self._tokenize = db.conn.fts5_tokenizer(*TOKENIZER)
+        # the tokenizer of the collection's FTS5 tables, or (a server's collection) the same one
+        # from an in-memory SQLite connection
+        self._tokenizer_conn = db.conn if db.dialect is SQLITE else apsw.Connection(":memory:")
+        self._tokenize = self._tokenizer_conn.fts5_tokenizer(*TOKENIZER)
 
     # -- writes --------------------------------------------------------------------------
     def add(self, ids: Sequence[int], texts: Sequence[str]) -> None:
-        self.db.executemany(f"INSERT INTO {self.table}(rowid, text) VALUES (?, ?)", [(int(i), t) for i, t in zip(ids, texts)])
+        self._insert(ids, texts)
         self._changed()
+
+    def _insert(self, ids: Sequence[int], texts: Sequence[str]) -> None:
+        dialect = self.db.dialect
+        self.db.executemany(dialect.sparse_insert.format(table=self.table),
+                            [(int(i), dialect.sparse_row(t, self.terms_of)) for i, t in zip(ids, texts)])
 
     def remove(self, ids: Iterable[int]) -> None:
         ids = [(int(i),) for i in ids]
         if ids:
-            self.db.executemany(f"DELETE FROM {self.table} WHERE rowid = ?", ids)
+            self.db.executemany(f"DELETE FROM {self.table} WHERE {self.db.dialect.sparse_id} = ?", ids)
             self._changed()
 
     def _changed(self) -> None:
@@ -97,14 +110,15 @@ class SparseIndex:
         """N and the document frequencies, read once per generation of the index (inside a write
         transaction, whose changes may roll back, read afresh and not kept)."""
         generation = self.db.get_meta(f"generation:{self.table}") or ""
-        key = (str(self.db.path.resolve()), self.db.uid, self.table)
-        shared = self.db.conn.getautocommit()
+        key = (self.db.location, self.db.uid, self.table)
+        shared = not self.db.in_transaction
         with _lock:
             stats = _statistics.get(key)
             if shared and stats is not None and stats.generation == generation:
                 _statistics.move_to_end(key)
                 return stats
-        stats = Statistics.of(generation, self.size(), {t: int(d) for t, d in self.db.all(f"SELECT term, doc FROM {self.vocab}")})
+        vocabulary = self.db.all(self.db.dialect.sparse_vocabulary.format(table=self.table))
+        stats = Statistics.of(generation, self.size(), {t: int(d) for t, d in vocabulary})
         if shared:
             with _lock:
                 _statistics[key] = stats
@@ -138,17 +152,22 @@ class SparseIndex:
         """(chunk id, BM25 score) of the chunks matching any of the query's terms that fit the
         posting ``budget`` (the rarest first; None: every term), best first; with ``within``,
         only those chunks. FTS5's own ranking (k1 1.2, b 0.75); its ``rank`` is the negated
-        score, so the score is positive."""
+        score, so the score is positive. (On a server: ``ts_rank`` weighted by idf, the same terms
+        looked up as FTS5 looks them up.)"""
         terms = self.match_terms(query, budget)
         if not terms or (within is not None and not within):
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(terms))
-        sql, params = f"SELECT rowid, rank FROM {self.table} WHERE {self.table} MATCH ?", [match]
-        if within is not None:
-            sql += " AND rowid IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps([int(i) for i in within]))
-        rows = self.db.all(sql + " ORDER BY rank LIMIT ?", (*params, int(limit)))
+        dialect, idfs = self.db.dialect, []
+        if not dialect.stems_match_terms:  # the forms FTS5 would look up, and their BM25 idf
+            stats = self.statistics()
+            terms = list(dict.fromkeys(self._looked_up(t) for t in terms))
+            idfs = [math.log(1 + (stats.n - stats.df.get(t, 0) + 0.5) / (stats.df.get(t, 0) + 0.5)) for t in terms]
+        rows = self.db.all(*dialect.sparse_match(self.table, terms, idfs, limit, within))
         return [(int(i), -float(r)) for i, r in rows]
+
+    def _looked_up(self, term: str) -> str:
+        """The form FTS5 looks a MATCH phrase up by: the term's own stem."""
+        return (self._flat(self.terms(term)) or [term])[0]
 
     def match_terms(self, query: str, budget: Optional[int] = POSTING_BUDGET) -> list[str]:
         """The query's terms for the MATCH expression, rarest first, while their postings fit
@@ -160,7 +179,7 @@ class SparseIndex:
         Hits@10 0.918 -> 0.898, temporal questions 0.912 -> 0.853; the ranking stays the measured
         one, and a term's postings are counted for the form FTS5 looks up."""
         df = self.statistics().df
-        looked_up = {t: (self._flat(self.terms(t)) or [t])[0] for t in set(self._flat(self.terms(query)))}
+        looked_up = {t: self._looked_up(t) for t in set(self._flat(self.terms(query)))}
         postings = {t: df.get(form, 0) for t, form in looked_up.items()}
         kept: list[str] = []
         total = 0

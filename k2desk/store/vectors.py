@@ -1,4 +1,5 @@
-"""Dense vectors in sqlite-vec ``vec0`` tables (cosine distance), one table per kind of item.
+"""Dense vectors in sqlite-vec ``vec0`` tables (cosine distance), one table per kind of item (on
+a PostgreSQL server: a table with a pgvector ``vector(dim)`` column each, ``k2desk.store.dialect``).
 
 Tables are created on first use with the embedder's dimension, recorded in ``meta`` so that a
 collection built with one embedder is never queried with another. A ``source`` metadata column
@@ -11,7 +12,7 @@ Measured at 100,000 384-d vectors on 2 cores: sqlite-vec's own scan takes ~45-80
 the product ~8-14 ms (benchmarks/bench_scale.py), for 150 MB of RAM. Every write appends the
 ids it touched to ``vector_log``; a search first brings its copy up to date by re-reading just
 those ids, so a copy follows what any connection, thread or process committed. A search inside a
-write transaction (whose changes may still roll back) asks sqlite-vec instead.
+write transaction (whose changes may still roll back) asks sqlite-vec (pgvector) instead.
 """
 
 from __future__ import annotations
@@ -30,10 +31,6 @@ KINDS = ("chunks", "entities", "relations", "nodes")
 FETCH_BATCH = 500  # ids per "IN (...)" when reading changed vectors
 KEEP_MATRICES = 8  # in-process copies kept (least recently used dropped)
 LOG_KEEP = 200_000  # vector_log entries kept per table; a copy further behind reads its table again
-
-
-def _blob(vec: np.ndarray) -> bytes:
-    return np.ascontiguousarray(vec, dtype=np.float32).tobytes()
 
 
 class VectorIndex:
@@ -55,10 +52,8 @@ class VectorIndex:
             self.db.set_meta("embed_dim", str(dim))
             self.db.set_meta("embedder", embedder)
         if not self.db.table_exists(self.table):
-            self.db.execute(
-                f"CREATE VIRTUAL TABLE {self.table} USING vec0("
-                f"id INTEGER PRIMARY KEY, source TEXT, embedding float[{dim}] distance_metric=cosine)"
-            )
+            for statement in self.db.dialect.create_vectors(self.table, dim):
+                self.db.execute(statement)
 
     @property
     def ready(self) -> bool:
@@ -68,7 +63,7 @@ class VectorIndex:
         if len(ids) != len(vectors):
             raise ValueError("ids and vectors differ in length")
         self.db.executemany(f"INSERT INTO {self.table}(id, source, embedding) VALUES (?, ?, ?)",
-                            [(int(i), source, _blob(v)) for i, v in zip(ids, vectors)])
+                            [(int(i), source, self.db.dialect.vector(v)) for i, v in zip(ids, vectors)])
         self._log(ids)
 
     def remove(self, ids: Iterable[int]) -> None:
@@ -97,18 +92,16 @@ class VectorIndex:
             raise ValueError(f"{len(queries)} queries but {len(ks)} k's")
         if not self.ready or len(queries) == 0 or max(ks) <= 0:
             return [[] for _ in ks]
-        if not self.db.conn.getautocommit():  # uncommitted writes must not reach the shared copy
+        if self.db.in_transaction:  # uncommitted writes must not reach the shared copy
             return [self.search_in_store(q, k, source) for q, k in zip(queries, ks)]
         return self._matrix(source).top_many(queries, ks)
 
     def search_in_store(self, query: np.ndarray, k: int, source: str) -> list[tuple[int, float]]:
-        """The same search by sqlite-vec's own scan (what ``search`` is checked against)."""
+        """The same search by sqlite-vec's (pgvector's) own exact scan (what ``search`` is checked
+        against)."""
         if not self.ready or k <= 0:
             return []
-        rows = self.db.all(
-            f"SELECT id, distance FROM {self.table} WHERE embedding MATCH ? AND k = ? AND source = ? ORDER BY distance",
-            (_blob(query), int(k), source),
-        )
+        rows = self.db.all(*self.db.dialect.nearest(self.table, query, k, source))
         return [(int(i), 1.0 - float(d)) for i, d in rows]
 
     def similarities(self, query: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
@@ -116,7 +109,7 @@ class VectorIndex:
         if not self.ready or not ids:
             return {}
         out: dict[int, float] = {}
-        if self.db.conn.getautocommit():
+        if not self.db.in_transaction:
             seq = self._seq()
             for matrix in _loaded(self.db, self.table):
                 if matrix.seq == seq:  # up to date: its rows are the stored vectors
@@ -124,8 +117,8 @@ class VectorIndex:
         rest = [int(i) for i in ids if i not in out]
         if rest:
             marks = ",".join("?" * len(rest))
-            rows = self.db.all(f"SELECT id, vec_distance_cosine(embedding, ?) FROM {self.table} WHERE id IN ({marks})",
-                               [_blob(query), *rest])
+            rows = self.db.all(f"SELECT id, {self.db.dialect.distance} FROM {self.table} WHERE id IN ({marks})",
+                               [self.db.dialect.vector(query), *rest])
             out.update({int(i): 1.0 - float(d) for i, d in rows})
         return out
 
@@ -133,7 +126,7 @@ class VectorIndex:
         return int(self.db.one("SELECT coalesce(max(seq), 0) FROM vector_log WHERE tbl = ?", (self.table,))[0])
 
     def _matrix(self, source: str) -> "Matrix":
-        key = (str(self.db.path.resolve()), self.db.uid, self.table, source)
+        key = (self.db.location, self.db.uid, self.table, source)
         with _lock:
             matrix = _matrices.pop(key, None) or Matrix()
             _matrices[key] = matrix  # most recently used last
@@ -147,7 +140,7 @@ class VectorIndex:
         """Bring the in-process copy of ``source``'s vectors up to date now, as the next search
         would (the first search of a process reads them all: ~2 s at 100,000 chunks); False when
         there is none to read, or inside a write transaction (whose vectors may roll back)."""
-        if not self.has(source) or not self.db.conn.getautocommit():
+        if not self.has(source) or self.db.in_transaction:
             return False
         self._matrix(source)
         return True
@@ -270,6 +263,6 @@ _matrices: "OrderedDict[tuple[str, str, str, str], Matrix]" = OrderedDict()
 
 def _loaded(db: Database, table: str) -> list[Matrix]:
     """The in-process copies of ``table`` of the collection ``db`` (any source)."""
-    where = (str(db.path.resolve()), db.uid)
+    where = (db.location, db.uid)
     with _lock:
         return [m for (p, u, t, _), m in _matrices.items() if (p, u) == where and t == table]
