@@ -70,3 +70,19 @@ def folder(tmp_path) -> Path:
     dst = tmp_path / "docs"
     shutil.copytree(FIXTURES / "mixed", dst)
     return dst
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """The address of a real PostgreSQL server with pgvector for this session (tests/store/backends.py)."""
+    from tests.store.backends import start_postgres
+
+    yield from start_postgres()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """Each collection backend in turn: ``backend.open()`` is a new collection on it."""
+    from tests.store.backends import make_backend
+
+    yield from make_backend(request, request.param, tmp_path)

@@ -1,11 +1,10 @@
-"""GraphStore on a real SQLite collection: merging, removal without orphans, k-hop neighbourhoods,
-networkx and GraphML export. No LLM, no embedder."""
+"""GraphStore on a real collection, in a SQLite file and on a PostgreSQL server: merging, removal
+without orphans, k-hop neighbourhoods, networkx and GraphML export. No LLM, no embedder."""
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
 from k2desk.store.graph import DESCRIPTION_LIMIT, GraphSource, GraphStore, majority_type, merge_descriptions, merge_keywords, normalize_name
 from k2desk.store.vectors import VectorIndex
@@ -13,10 +12,8 @@ from k2desk.text.chunking import Chunk
 
 
 @pytest.fixture
-def db(tmp_path):
-    d = Database(tmp_path / "g.k2db")
-    yield d
-    d.close()
+def db(backend):
+    return backend.open("g")  # closed after the test
 
 
 def add_doc(db, key, n_chunks=2, source="text"):
@@ -211,4 +208,6 @@ def test_names_are_found_by_word_through_the_index_which_follows_every_write(db)
     with db.transaction():
         g.remove_document(d2)  # 'harwickshire' and 'point harwick road' were only mentioned there
     assert g.containing("text", "harwickshire") == [] and len(source.find("harw", "text")) == 2
-    assert db.one("SELECT count(*) FROM entity_names WHERE entity_names MATCH 'road'")[0] == 0
+    dialect = db.dialect  # the names' index itself no longer holds the removed entity's words
+    assert db.one(f"SELECT count(*) FROM {dialect.names_from} WHERE {dialect.names_match}", (dialect.name_query("road"),))[0] == 0
+    assert db.one(f"SELECT count(*) FROM {dialect.names_from} WHERE {dialect.names_match}", (dialect.name_query("lighthouse"),))[0] == 1

@@ -23,21 +23,59 @@ def test_migrations_apply_once_and_record_their_version(tmp_path):
     assert again.one("SELECT vec_version()")[0].startswith("v")
 
 
-def test_transaction_rolls_back_every_write(tmp_path):
-    db = Database(tmp_path / "c.k2db")
+def test_transaction_rolls_back_every_write(backend):
+    db = backend.open()
+    assert not db.in_transaction
     with pytest.raises(RuntimeError):
         with db.transaction():
             db.set_meta("a", "1")
+            assert db.in_transaction
             raise RuntimeError("boom")
-    assert db.get_meta("a") is None
+    assert db.get_meta("a") is None and not db.in_transaction
     with db.transaction():
         db.set_meta("a", "2")
     assert db.get_meta("a") == "2"
 
 
-def test_status_is_checked(tmp_path):
-    db = Database(tmp_path / "c.k2db")
-    with pytest.raises(apsw.ConstraintError):
+def test_a_nested_transaction_is_a_savepoint(backend):
+    db, other = backend.open(), backend.open()
+    with db.transaction():
+        db.set_meta("outer", "1")
+        with pytest.raises(RuntimeError), db.transaction():
+            db.set_meta("inner", "1")
+            raise RuntimeError("inner only")
+        assert db.get_meta("inner") is None and db.get_meta("outer") == "1"
+        assert other.get_meta("outer") is None  # not committed yet: another connection does not see it
+    assert other.get_meta("outer") == "1" and other.get_meta("inner") is None
+
+
+def test_the_database_surface(backend):
+    db = backend.open()
+    assert db.schema_version == migrations()[-1][0] and len(db.uid) == 32
+    assert db.table_exists("documents") and db.table_exists("sparse_text") and not db.table_exists("nothing_here")
+    db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [("k1", "50%"), ("k2", "a_b")])
+    assert db.all("SELECT key, value FROM meta WHERE key LIKE ? ORDER BY key", ("k%",)) == [("k1", "50%"), ("k2", "a_b")]
+    assert db.one("SELECT value FROM meta WHERE key = ?", ("nothing",)) is None
+    assert next(iter(db.execute("SELECT count(*) FROM meta WHERE value LIKE '%!%' ESCAPE '!'")))[0] == 1  # a literal %
+    db.execute("DELETE FROM meta WHERE key IN (?, ?)", ("k1", "k2"))
+    assert db.changes() == 2
+    db.set_meta("k1", "x")
+    db.set_meta("k1", "y")
+    assert db.get_meta("k1") == "y"
+    again = backend.open()
+    assert again.uid == db.uid and again.location == db.location
+    assert again.one("SELECT count(*) FROM schema_version")[0] == len(migrations())  # migrations ran once
+
+
+def test_status_is_checked(backend):
+    db = backend.open()
+    if backend.is_sqlite:
+        refused = apsw.ConstraintError
+    else:
+        import psycopg
+
+        refused = psycopg.errors.CheckViolation
+    with pytest.raises(refused):
         db.execute("INSERT INTO documents(key, kind, content_hash, status, created_at, updated_at) VALUES ('k', 'txt', 'h', 'bogus', 0, 0)")
 
 

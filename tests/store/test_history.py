@@ -2,7 +2,6 @@
 
 from k2desk.history_markdown import history_markdown
 from k2desk.methods.base import Answer, LLMUsage, Source
-from k2desk.store.db import Database
 from k2desk.store.history import HistoryStore
 
 
@@ -12,8 +11,8 @@ def answer(question: str, text: str, page: int = 0) -> Answer:
                   {"total": 2.5}, LLMUsage(1, 300, 12))
 
 
-def test_history_round_trip_order_remove_and_markdown(tmp_path):
-    db = Database(tmp_path / "c.sqlite")
+def test_history_round_trip_order_remove_and_markdown(backend):
+    db = backend.open()
     store = HistoryStore(db)
     first = store.add(answer("What was the revenue?", "41 million euros", page=2), asked_at=1000.0)
     second = store.add(answer("Who leads it?", "Anneli Korhonen"), asked_at=2000.0)

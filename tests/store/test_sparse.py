@@ -2,13 +2,12 @@ import math
 
 import pytest
 
-from k2desk.store.db import Database
 from k2desk.store.sparse import SparseIndex
 
 
 @pytest.fixture
-def sparse(tmp_path):
-    db = Database(tmp_path / "c.k2db")
+def sparse(backend):
+    db = backend.open()
     index = SparseIndex(db, "text")
     index.add([1, 2, 3], ["apple banana", "apples", "cherry"])
     return index
@@ -43,9 +42,8 @@ def test_query_without_terms(sparse):
     assert sparse.cosine("?!", {1: "apple"}) == {1: 0.0}
 
 
-def test_the_statistics_follow_what_another_connection_commits(tmp_path):
-    path = tmp_path / "c.k2db"
-    reader, writer = SparseIndex(Database(path), "text"), SparseIndex(Database(path), "text")
+def test_the_statistics_follow_what_another_connection_commits(backend):
+    reader, writer = SparseIndex(backend.open(), "text"), SparseIndex(backend.open(), "text")
     writer.add([1, 2], ["harbour lamp", "harbour office"])
     assert reader.statistics().df["harbour"] == 2 and reader.statistics().n == 2
     assert reader.statistics() is reader.statistics()  # read once per state of the index
@@ -55,8 +53,8 @@ def test_the_statistics_follow_what_another_connection_commits(tmp_path):
     assert reader.statistics().df["lamp"] == 1 and reader.idf({"lamp"})["lamp"] == pytest.approx(math.log(3 / 2) + 1)
 
 
-def test_bm25_matches_the_rarest_terms_that_fit_the_posting_budget(tmp_path):
-    index = SparseIndex(Database(tmp_path / "c.k2db"), "text")
+def test_bm25_matches_the_rarest_terms_that_fit_the_posting_budget(backend):
+    index = SparseIndex(backend.open(), "text")
     texts = [f"the harbour report number {i}" for i in range(40)] + ["the beacon keeper", "the beacon lens"]
     index.add(list(range(1, 43)), texts)
     query = "the beacon keeper of the harbour"
@@ -76,15 +74,24 @@ def test_match_phrases_are_stems_which_fts5_stems_again(sparse):
     assert [i for i, _ in sparse.bm25("apples")] in ([1, 2], [2, 1])
 
 
-def test_a_collection_made_again_at_the_same_path_gets_its_own_statistics(tmp_path):
-    path = tmp_path / "c.k2db"
-    old = SparseIndex(Database(path), "text")
+def test_a_collection_made_again_at_the_same_path_gets_its_own_statistics(backend):
+    old = SparseIndex(backend.open(), "text")
     old.add([1], ["harbour lamp"])
     assert old.statistics().df == {"harbour": 1, "lamp": 1}
     old.db.close()
-    for leftover in tmp_path.glob("c.k2db*"):
-        leftover.unlink()
-    new = SparseIndex(Database(path), "text")
+    backend.drop()
+    new = SparseIndex(backend.open(), "text")
     new.db.execute("DELETE FROM meta WHERE key LIKE 'generation:%'")  # as a collection built before the token
-    new.db.execute("INSERT INTO sparse_text(rowid, text) VALUES (1, 'orchard')")
+    new._insert([1], ["orchard"])  # a row written without a new token
     assert new.statistics().df == {"orchard": 1}
+
+
+def test_a_rare_term_outranks_a_common_one_and_within_keeps_to_its_chunks(backend):
+    index = SparseIndex(backend.open(), "text")
+    texts = [f"harbour harbour notes {i}" for i in range(1, 21)] + ["beacon notes"]
+    index.add(list(range(1, 22)), texts)
+    ranked = index.bm25("beacon harbour", 5, budget=None)
+    assert ranked[0][0] == 21 and all(score > 0 for _, score in ranked)  # one rare term beats two common ones
+    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+    assert [i for i, _ in index.bm25("beacon harbour", 10, budget=None, within=[3, 21, 99])] == [21, 3]
+    assert index.bm25("beacon", within=[]) == [] and index.bm25("beacon", within=[4]) == []

@@ -2,7 +2,6 @@ import numpy as np
 import pytest
 
 from k2desk.errors import StoreError
-from k2desk.store.db import Database
 from k2desk.store.vectors import VectorIndex
 
 
@@ -11,8 +10,8 @@ def unit(*xs):
     return v / np.linalg.norm(v)
 
 
-def test_search_filters_by_source_and_ranks_by_cosine(tmp_path):
-    db = Database(tmp_path / "c.k2db")
+def test_search_filters_by_source_and_ranks_by_cosine(backend):
+    db = backend.open()
     vi = VectorIndex(db, "chunks")
     vi.ensure(3, "toy")
     vi.add([1, 2, 3], np.stack([unit(1, 0, 0), unit(1, 1, 0), unit(0, 0, 1)]), "text")
@@ -27,8 +26,8 @@ def test_search_filters_by_source_and_ranks_by_cosine(tmp_path):
     assert vi.count("text") == 2
 
 
-def test_a_collection_refuses_another_embedder(tmp_path):
-    db = Database(tmp_path / "c.k2db")
+def test_a_collection_refuses_another_embedder(backend):
+    db = backend.open()
     VectorIndex(db, "chunks").ensure(3, "toy")
     with pytest.raises(StoreError, match="built with embedder toy"):
         VectorIndex(db, "entities").ensure(4, "other")
@@ -39,9 +38,9 @@ def random_units(rng, n, dim=16):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_the_in_memory_search_agrees_with_sqlite_vec(tmp_path):
+def test_the_in_memory_search_agrees_with_the_stores_own_scan(backend):
     rng = np.random.default_rng(0)
-    db = Database(tmp_path / "c.k2db")
+    db = backend.open()
     vi = VectorIndex(db, "chunks")
     vi.ensure(16, "toy")
     with db.transaction():
@@ -55,7 +54,7 @@ def test_the_in_memory_search_agrees_with_sqlite_vec(tmp_path):
     assert vi.has("summary") and not VectorIndex(db, "entities").has("text")
     queries, ks = random_units(rng, 5), [10, 0, 3, 2000, 1]  # one product for all
     many = vi.search_many(queries, ks, "text")
-    with db.transaction():  # inside a write transaction each goes to sqlite-vec
+    with db.transaction():  # inside a write transaction each goes to sqlite-vec (pgvector)
         in_store = vi.search_many(list(queries), ks, "text")
     assert len(many) == len(in_store) == 5
     for mine, theirs, k in zip(many, in_store, ks):
@@ -66,10 +65,9 @@ def test_the_in_memory_search_agrees_with_sqlite_vec(tmp_path):
         vi.search_many(queries, [10], "text")
 
 
-def test_the_copy_follows_what_another_connection_commits(tmp_path):
+def test_the_copy_follows_what_another_connection_commits(backend):
     rng = np.random.default_rng(1)
-    path = tmp_path / "c.k2db"
-    reader, writer = VectorIndex(Database(path), "entities"), VectorIndex(Database(path), "entities")
+    reader, writer = VectorIndex(backend.open(), "entities"), VectorIndex(backend.open(), "entities")
     writer.ensure(16, "toy")
     vectors = random_units(rng, 50)
     writer.add(list(range(1, 51)), vectors, "text")
@@ -84,9 +82,9 @@ def test_the_copy_follows_what_another_connection_commits(tmp_path):
     assert [i for i, _ in reader.search(q, 60, "text")] == [i for i, _ in reader.search_in_store(q, 60, "text")]
 
 
-def test_a_search_inside_a_write_transaction_leaves_the_copy_alone(tmp_path):
+def test_a_search_inside_a_write_transaction_leaves_the_copy_alone(backend):
     rng = np.random.default_rng(2)
-    db = Database(tmp_path / "c.k2db")
+    db = backend.open()
     vi = VectorIndex(db, "chunks")
     vi.ensure(16, "toy")
     vectors = random_units(rng, 30)
@@ -100,13 +98,12 @@ def test_a_search_inside_a_write_transaction_leaves_the_copy_alone(tmp_path):
     assert 100 not in {i for i, _ in vi.search(vectors[0], 30, "text")}
 
 
-def test_a_copy_behind_the_trimmed_log_reads_its_table_again(tmp_path, monkeypatch):
+def test_a_copy_behind_the_trimmed_log_reads_its_table_again(backend, monkeypatch):
     import k2desk.store.vectors as vectors_module
 
     monkeypatch.setattr(vectors_module, "LOG_KEEP", 10)
     rng = np.random.default_rng(3)
-    path = tmp_path / "c.k2db"
-    reader, writer = VectorIndex(Database(path), "chunks"), VectorIndex(Database(path), "chunks")
+    reader, writer = VectorIndex(backend.open(), "chunks"), VectorIndex(backend.open(), "chunks")
     writer.ensure(16, "toy")
     writer.add([1, 2], random_units(rng, 2), "text")
     assert len(reader.search(random_units(rng, 1)[0], 10, "text")) == 2
@@ -118,28 +115,26 @@ def test_a_copy_behind_the_trimmed_log_reads_its_table_again(tmp_path, monkeypat
     assert sorted(i for i, _ in found) == list(range(2, 40))
 
 
-def test_a_collection_made_again_at_the_same_path_is_not_served_the_old_vectors(tmp_path):
+def test_a_collection_made_again_at_the_same_path_is_not_served_the_old_vectors(backend):
     rng = np.random.default_rng(4)
-    path = tmp_path / "c.k2db"
-    old = VectorIndex(Database(path), "chunks")
+    old = VectorIndex(backend.open(), "chunks")
     old.ensure(16, "toy")
     old.add([1, 2, 3], random_units(rng, 3), "text")
     assert len(old.search(random_units(rng, 1)[0], 10, "text")) == 3
     old.db.close()
-    for leftover in tmp_path.glob("c.k2db*"):
-        leftover.unlink()
-    new = VectorIndex(Database(path), "chunks")  # the same name, a new collection: the same log position
+    backend.drop()
+    new = VectorIndex(backend.open(), "chunks")  # the same name, a new collection: the same log position
     new.ensure(16, "toy")
     vectors = random_units(rng, 3)
     new.add([1, 2, 3], vectors, "text")
     assert new.search(vectors[2], 1, "text") == [(3, pytest.approx(1.0, abs=1e-5))]
 
 
-def test_similarities_from_the_copy_agree_with_sqlite_vec_after_changes(tmp_path):
+def test_similarities_from_the_copy_agree_with_the_store_after_changes(backend):
     """The copy answers similarities by id (ids out of order after an incremental refresh,
-    unknown ids and the other source's ids left out), as sqlite-vec computes them."""
+    unknown ids and the other source's ids left out), as sqlite-vec (pgvector) computes them."""
     rng = np.random.default_rng(2)
-    db = Database(tmp_path / "c.k2db")
+    db = backend.open()
     vi = VectorIndex(db, "chunks")
     vi.ensure(16, "toy")
     vi.add(list(range(500, 800)), random_units(rng, 300), "text")
@@ -152,8 +147,8 @@ def test_similarities_from_the_copy_agree_with_sqlite_vec_after_changes(tmp_path
     wanted = [799, 120, 5, 610, 9999, 500, 149, 120]
     got = vi.similarities(q, wanted)
     assert set(got) == {799, 120, 500, 149, 5}
-    stored = {int(i): 1.0 - d for i, d in db.all("SELECT id, vec_distance_cosine(embedding, ?) FROM vec_chunks "
-                                                 "WHERE id IN (799, 120, 500, 149, 5)", (q.tobytes(),))}
+    stored = {int(i): 1.0 - d for i, d in db.all(f"SELECT id, {db.dialect.distance} FROM vec_chunks "
+                                                 "WHERE id IN (799, 120, 500, 149, 5)", (db.dialect.vector(q),))}
     assert got == pytest.approx(stored, abs=1e-5)
 
 

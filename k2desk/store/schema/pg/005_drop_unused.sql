@@ -1,0 +1,2 @@
+-- k2desk collection store on PostgreSQL, version 5: the twin of ../005_drop_unused.sql. The
+-- PostgreSQL tables never had the unused `profile` columns: nothing to drop.
