@@ -18,7 +18,7 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     {"indexing"},  # the indexing stages and their runner
     {"methods"},  # the ways of answering
     {"engine"},  # one collection: index, ask, history
-    {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui"},  # what a person uses
+    {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui", "doctor"},  # what a person uses
 )
 
 

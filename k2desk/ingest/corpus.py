@@ -19,6 +19,7 @@ from pathlib import Path
 
 from k2desk.errors import IngestError
 from k2desk.ingest.document import RawDocument, normalize_text, short_reason
+from k2desk.ingest.html import html_to_text
 from k2desk.text.headers import format_date
 
 log = logging.getLogger("k2desk.ingest")
@@ -54,8 +55,6 @@ def record_text(rec: dict, body: str) -> str:
     (an HTML body read as its page's text, and the tags of its fields dropped)."""
     html = is_html(body)
     if html:
-        from k2desk.ingest.readers import html_to_text
-
         body = html_to_text(body)[1]
     lines = []
     for label, key in _HEADER:
