@@ -22,12 +22,13 @@ ABSTAIN_ANSWER = "Insufficient information."
 # -- The reader (k2desk.methods.reader): the answer in the form the question asks for ----------
 # An open question (who/which/what): the paper's generation prompt, asking for the name or phrase
 # alone. No abstain hint: a small model used it as an escape (94 % of comparisons abstained);
-# abstention comes from retrieval instead (reader.py). {context}, {question}.
+# abstention comes from retrieval instead (reader.py). {context}, {question}, {answer} (what the
+# answer must be: forms.answer_kind; "the name or short phrase" unless the question says more).
 OPEN_ANSWER_PROMPT = (
     "Additional Information: {context}\n"
     "Instruction: You are a smart LLM who gives an answer to the question in as little words as "
-    "possible using the additional information provided above. Answer with the name or short "
-    "phrase only, as it is written there.\n"
+    "possible using the additional information provided above. Answer with {answer} only, as it "
+    "is written there.\n"
     "Question: {question}\n"
     "Short Answer:"
 )

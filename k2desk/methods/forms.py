@@ -154,6 +154,35 @@ class Form:
         return out
 
 
+# What a short answer must be, where the question's first words say it (the reader's factoid prompt
+# names it): who plays / voices / portrays someone asks for the performer, not the part ("who plays the
+# mom" -> the actor, not "Linda"); when asks for the date as precisely as the text gives it (a
+# year alone misses "April 25, 2018"), what year for the year; how many / how much asks for the
+# number. Other questions
+# keep the prompt's own "the name or short phrase".
+ANSWER_KINDS = (
+    (re.compile(r"^(?:who|whom)\s+(?:(?:does|did|do|is|was|will|has|had)\s+)?(?:plays?|played|playing|voices?|voiced|"
+                r"portrays?|portrayed|stars?|starred|sings?|sang|performs?|performed)\b|"
+                r"^who\s+(?:does|did|do|is|was)\s+(?:the\s+)?voice\s+of\b|^who\s+(?:is|was)\s+\S+\s+voice\b", re.I),
+     "the name of the actor or performer (not of the character)"),
+    (re.compile(r"^(?:in\s+)?(?:what|which)\s+year\b", re.I), "the year"),
+    (re.compile(r"^when\b|^(?:on\s+)?(?:what|which)\s+(?:date|day)\b", re.I),
+     "the date, as precisely as the information gives it (day, month and year)"),
+    (re.compile(r"^how\s+(?:many|much)\b|^(?:what|which)\s+(?:is\s+the\s+)?(?:number|amount|count)\s+of\b", re.I),
+     "the number, with what it counts"),
+)
+DEFAULT_ANSWER_KIND = "the name or short phrase"
+
+
+def answer_kind(question: str) -> str:
+    """What a short answer to ``question`` must be (ANSWER_KINDS), else DEFAULT_ANSWER_KIND."""
+    text = unwrap(question)[0]
+    for pattern, kind in ANSWER_KINDS:
+        if pattern.search(text):
+            return kind
+    return DEFAULT_ANSWER_KIND
+
+
 def unwrap(question: str) -> tuple[str, bool]:
     """The question without a request's wrapper, and whether there was one."""
     q = " ".join(question.strip().split())

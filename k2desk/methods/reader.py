@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
 from k2desk.methods.base import LLMUsage, Source
-from k2desk.methods.forms import Form, ask_form
+from k2desk.methods.forms import DEFAULT_ANSWER_KIND, Form, answer_kind, ask_form
 from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
@@ -179,10 +179,11 @@ class Reader:
         prompt, max_tokens = FORM_PROMPTS[kind]
         blocks = select_evidence(asked, hits, self.sparse, self.llm.count_tokens, READ_BUDGET) if hits else []
         blocks += [b for b in extra_blocks if b.strip()]
-        messages = _open_messages(prompt, "", asked)
+        wanted = answer_kind(asked)
+        messages = _open_messages(prompt, "", asked, wanted)
         budget = max(self.llm.budget(messages, max_tokens), 0)
         context, _ = pack_context(self.llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
-        completion = self.llm.chat(_open_messages(prompt, context, asked), max_tokens=max_tokens, usage=usage,
+        completion = self.llm.chat(_open_messages(prompt, context, asked, wanted), max_tokens=max_tokens, usage=usage,
                                    on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
         trace["evidence_tokens"] = self.llm.count_tokens(context)
@@ -250,8 +251,8 @@ class Reader:
         return scores["yes"] - scores["no"]
 
 
-def _open_messages(prompt: str, context: str, question: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": prompt.format(context=context, question=question)}]
+def _open_messages(prompt: str, context: str, question: str, answer: str = DEFAULT_ANSWER_KIND) -> list[dict[str, str]]:
+    return [{"role": "user", "content": prompt.format(context=context, question=question, answer=answer)}]
 
 
 def _merge(rankings: Sequence[Sequence[Hit]]) -> list[Hit]:

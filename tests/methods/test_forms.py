@@ -70,3 +70,19 @@ def test_summary_targets():
     assert summary_target("Summarize these documents") == ("", True)
     two = ask_form("How long is the crossing and who operates the ferry?")
     assert [p.text for p in two.parts] == ["How long is the crossing?", "Who operates the ferry?"]
+
+
+def test_the_answer_kind_comes_from_the_questions_first_words():
+    from k2desk.methods.forms import DEFAULT_ANSWER_KIND, answer_kind
+
+    performer = answer_kind("who plays the mom on phineas and ferb")
+    assert "actor" in performer
+    assert answer_kind("Who does the voice of Jeremy?") == answer_kind("who is chips voice in beauty and the beast") == performer
+    assert answer_kind("Who voiced the Beast in the 2017 film?") == performer
+    assert "date" in answer_kind("when did season 2 of handmaid's tale start")
+    assert "date" in answer_kind("Can you tell me when the ferry started running?")  # the request unwrapped
+    assert answer_kind("In what year did the observatory open?") == "the year"
+    assert "number" in answer_kind("how many episodes in season 1") and "number" in answer_kind("How much did it cost?")
+    # a performing verb later in the question is not what is asked for
+    assert answer_kind("Who is the individual that was portrayed as a trustworthy figure by The Verge?") == DEFAULT_ANSWER_KIND
+    assert answer_kind("Who is the mayor of Altmoor?") == answer_kind("Which company built the tunnel?") == DEFAULT_ANSWER_KIND
