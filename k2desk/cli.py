@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--llm", help="model name from `k2desk models list`, or the path of any GGUF file")
     common.add_argument("--llm-url", help="an OpenAI-compatible server to answer with instead of the local model "
                         "(llama-server, Ollama, LM Studio, vLLM), e.g. http://127.0.0.1:8080")
+    common.add_argument("--store", metavar="ADDRESS", help="a team's PostgreSQL server (with pgvector) holding the "
+                        "collections, e.g. postgresql://ann@db.example/team (default: one file per collection in the home folder)")
     common.add_argument("--gpu-layers", type=int, help="layers to offload to the GPU (-1: all, 0: CPU only)")
     common.add_argument("--threads", type=int, help="CPU threads for the LLM and the embedder")
     common.add_argument("--summarizer", choices=SUMMARIZER_BACKENDS, help="summarizer backend (auto: ONNX when exported, "
@@ -102,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    flags = {k: getattr(args, k, None) for k in ("llm", "llm_url", "gpu_layers", "threads", "summarizer", "graph_extractor")}
+    flags = {k: getattr(args, k, None) for k in ("llm", "llm_url", "store", "gpu_layers", "threads", "summarizer",
+                                       "graph_extractor")}
     return Settings.load(home=getattr(args, "home", None), **flags)
 
 

@@ -31,7 +31,7 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(report.__dict__, indent=2, default=str))
     else:
         out = Console(highlight=False, soft_wrap=True)
-        out.print(f"indexed into collection '{args.collection}' ({settings.collection_path(args.collection)}):")
+        out.print(f"indexed into collection '{args.collection}' ({engine.where}):")
         out.print(f"  {report.summary()}")
         for key, reason in report.failed:
             out.print(f"  [red]failed[/red]  {reason if key.endswith(reason.split(':')[0]) else key + ': ' + reason}")

@@ -28,6 +28,8 @@ GRAPH_EXTRACTORS = ("auto", "fast", "llm")
 BUILD_PROFILES = ("default", "both", "raw", "summary", "naive")
 
 _COLLECTION_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
+_SERVER_COLLECTION = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")  # one schema of the server's database
+SERVER_SCHEMES = ("postgresql://", "postgres://")
 
 
 def source_root() -> Optional[Path]:
@@ -84,6 +86,10 @@ class Settings:
     # decline a question that names publishers the collection does not hold (reader.decline); off,
     # "not in your documents" comes from the evidence alone (measured both ways: docs/eval/abstain/)
     outlet_rule: bool = True
+    # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL
+    # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one
+    # schema there; a password is better kept in ~/.pgpass or PGPASSWORD than written here)
+    store: str = ""
 
     def __post_init__(self) -> None:
         self.home = Path(self.home).expanduser()
@@ -101,6 +107,10 @@ class Settings:
             raise UsageError(f"unknown build profile {self.build_profile!r}; choose one of {', '.join(BUILD_PROFILES)}")
         if not 0.0 <= self.lam <= 1.0:
             raise UsageError(f"lambda must be within [0, 1], got {self.lam}")
+        self.store = (self.store or "").strip()
+        if self.store and not self.store.startswith(SERVER_SCHEMES):
+            raise UsageError("store must be a PostgreSQL server's address like postgresql://user@host/dbname "
+                             "(or empty for the collection files in the home folder)")
 
     # -- persistence -------------------------------------------------------------------
     @property
@@ -115,6 +125,19 @@ class Settings:
         if not _COLLECTION_NAME.match(name or ""):
             raise UsageError(f"invalid collection name {name!r}: use letters, digits, space, '.', '_' or '-'")
         return self.collections_dir / f"{name}.k2db"
+
+    def collection_address(self, name: str) -> Path | str:
+        """Where collection ``name`` lives: its file (``store`` empty), or its address on the
+        server named by ``store`` (``...?collection=NAME``; a ``collection=`` already in ``store``
+        is the collection when ``name`` is the default one)."""
+        if not self.store:
+            return self.collection_path(name)
+        if name == DEFAULT_COLLECTION and re.search(r"[?&]collection=", self.store):
+            return self.store
+        if not _SERVER_COLLECTION.match(name or ""):
+            raise UsageError(f"invalid collection name {name!r} on a server: use lower-case letters, digits and '_' "
+                             "(at most 63, not starting with a digit)")
+        return self.store + ("&" if "?" in self.store else "?") + f"collection={name}"
 
     def list_collections(self) -> list[str]:
         if not self.collections_dir.is_dir():

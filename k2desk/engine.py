@@ -26,7 +26,7 @@ from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
 from k2desk.runtime.models import ModelStore
 from k2desk.runtime.summarizer import Summarizer, make_summarizer
-from k2desk.store.db import Database
+from k2desk.store.address import open_database, shown_address
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphSource, GraphStore
 from k2desk.store.history import HistoryStore
@@ -97,11 +97,16 @@ class Engine:
     def __init__(self, settings: Settings, collection: str = "default") -> None:
         self.settings = settings
         self.collection = collection
-        self.path = settings.collection_path(collection)
-        self.db = Database(self.path)
+        self.address = settings.collection_address(collection)  # a file, or a collection on a server (Settings.store)
+        self.db = open_database(self.address)
         self.docs = DocumentStore(self.db)
         self.history = HistoryStore(self.db)
         self.indexer = Indexer(self.db, self._stages())
+
+    @property
+    def where(self) -> str:
+        """Where the collection is, as it may be shown (a server's address without its password)."""
+        return shown_address(self.address)
 
     # -- models ------------------------------------------------------------------------
     @property

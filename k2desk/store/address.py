@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Union
+from urllib.parse import urlsplit
 
 from k2desk.errors import StoreError
 from k2desk.store.db import Database
@@ -14,6 +15,19 @@ SCHEMES = ("postgresql://", "postgres://")
 def is_server_address(address: object) -> bool:
     """Whether ``address`` names a collection on a PostgreSQL server (not a file)."""
     return isinstance(address, str) and address.startswith(SCHEMES)
+
+
+def shown_address(address: Union[str, Path]) -> str:
+    """An address as it may be shown or printed: a server's without its password."""
+    if not is_server_address(address):
+        return str(address)
+    parts = urlsplit(str(address))
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = user.partition(":")[0] + "@" + host
+    query = "&".join(p for p in parts.query.split("&") if p and p.partition("=")[0] != "password")
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
 def open_database(address: Union[str, Path], readonly: bool = False):

@@ -2,7 +2,7 @@
 file), for a team's shared index.
 
 The address is a libpq URI with the collection's name as one more parameter,
-``postgresql://user@host/dbname?collection=work`` (default ``k2desk``): each collection is one
+``postgresql://user@host/dbname?collection=work`` (default ``default``): each collection is one
 schema of that database, with the numbered migrations of ``schema/pg`` (the twins of the SQLite
 file's, version for version) and its own ``schema_version`` and ``meta``. pgvector's type lives
 in the schema the extension was created in, which is on the connection's search path after the
@@ -14,6 +14,12 @@ autocommit mode, as apsw does outside ``transaction()``; ``transaction()`` nests
 Results come in binary form; a ``vector`` column reads as the float32 bytes sqlite-vec stores, so
 the vector code reads both backends' rows alike. Needs PostgreSQL 16 or later
 (``pg_input_is_valid``) and pgvector. One connection per thread, as with SQLite.
+
+PostgreSQL's ``text`` cannot hold the character U+0000 (NUL), which a SQLite file keeps: a NUL in
+any text written (or looked up) is stored as U+FFFD, the replacement character, one character for
+one so that the chunks' offsets into their document's text still hold. The readers already drop
+control characters from documents' text; the rule keeps a title, a corpus record's fields, a
+model's output or a copied file's rows from failing a write.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from k2desk.errors import StoreError
 from k2desk.store.db import migrations
 from k2desk.store.dialect import POSTGRES
 
-DEFAULT_COLLECTION = "k2desk"
+DEFAULT_COLLECTION = "default"  # as the command line's default collection
 OPEN_LOCK = 0x6B32_6465_736B  # pg_advisory_xact_lock key while a collection is created or migrated
 MAX_NAME = 63  # PostgreSQL's longest identifier
 
@@ -67,6 +73,20 @@ def _shown(conninfo: str) -> str:
 
 def _line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+NUL, REPLACEMENT = "\x00", "\ufffd"
+
+
+def without_nul(value: Any) -> Any:
+    """A text with each NUL replaced by U+FFFD (PostgreSQL's text refuses NUL); any other value as it is."""
+    return value.replace(NUL, REPLACEMENT) if isinstance(value, str) and NUL in value else value
+
+
+def _params(params: Sequence[Any]) -> Sequence[Any]:
+    if any(isinstance(p, str) and NUL in p for p in params):
+        return [without_nul(p) for p in params]
+    return params
 
 
 @lru_cache(maxsize=4096)
@@ -187,7 +207,7 @@ class PostgresDatabase:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
         cursor = self.conn.cursor(binary=True)
-        cursor.execute(_statement(sql), params)
+        cursor.execute(_statement(sql), _params(params))
         self._last = cursor
         return cursor
 
@@ -195,7 +215,7 @@ class PostgresDatabase:
         rows = list(rows)
         if rows:
             cursor = self.conn.cursor(binary=True)
-            cursor.executemany(_statement(sql), rows)
+            cursor.executemany(_statement(sql), [_params(row) for row in rows])
             self._last = cursor
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:

@@ -54,7 +54,7 @@ def test_the_server_holds_the_files_tables_with_their_columns(tmp_path, postgres
 def test_an_address_names_the_server_and_the_collection():
     assert split_address("postgresql://ann@db.example/team?collection=work&sslmode=require") == \
         ("postgresql://ann@db.example/team?sslmode=require", "work")
-    assert split_address("postgresql:///team?host=/run/pg") == ("postgresql:///team?host=/run/pg", "k2desk")
+    assert split_address("postgresql:///team?host=/run/pg") == ("postgresql:///team?host=/run/pg", "default")
     for bad in ("Work", "1st", "a-b", "x" * 64, "", "ünï"):
         with pytest.raises(StoreError, match="lower-case letters"):
             split_address(f"postgresql:///team?collection={bad}")
@@ -103,3 +103,11 @@ def test_terms_are_the_index_tokenizers_and_fit_the_tsvector(pg):
     assert terms[1] == "'keeper':2,6 'lamp':4 'log':8 's':3,7 'the':1,5"  # FTS5's terms, at their positions
     assert terms[2] == "'harbour':2"
     assert [i for i, _ in sparse.bm25("harbour")] == [2] and sparse.statistics().df["keeper"] == 1
+
+
+def test_a_nul_character_is_stored_as_the_replacement_character(pg):
+    db = pg.open()  # PostgreSQL's text refuses NUL; a SQLite file keeps it
+    db.set_meta("title\x00", "light\x00house")
+    db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [("a\x00", "b\x00\x00c"), ("plain", "text")])
+    assert db.get_meta("title\x00") == db.get_meta("title\ufffd") == "light\ufffdhouse"  # one character for one
+    assert db.get_meta("a\ufffd") == "b\ufffd\ufffdc" and db.get_meta("plain") == "text"
