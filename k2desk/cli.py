@@ -68,6 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("file", type=Path, help="the Markdown file to write ('-': standard output)")
     hsub.add_parser("clear", parents=[common, coll])
 
+    s = sub.add_parser("collection", parents=[common], help="copy a collection between files and a team's server")
+    csub = s.add_subparsers(dest="collection_command", parser_class=_Parser, required=True)
+    c = csub.add_parser("copy", parents=[common], help="copy every table of a collection (ids kept), counts checked")
+    c.add_argument("src", help="a collection's name, a .k2db file, or postgresql://...?collection=NAME")
+    c.add_argument("dst", help="the same kinds of place; created when missing")
+    c.add_argument("--replace", action="store_true", help="overwrite a destination that already holds something")
+
     s = sub.add_parser("doctor", parents=[common, coll], help="what runs where (LLM build, GPU, embedder, models, "
                        "store, Qt, telemetry); exit 1 when the main job cannot run")
     s.add_argument("--json", action="store_true", help="print the report as one JSON object")

@@ -155,6 +155,53 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
     raise K2Error(f"unknown models command {args.models_command}")
 
 
+def collection_at(settings: Settings, text: str) -> Path | str:
+    """A collection named on the command line: a server's address, a .k2db file (or any path), or
+    a collection's name (in the home folder, or on the server of --store)."""
+    from k2desk.store.address import is_server_address
+
+    if is_server_address(text):
+        return text
+    if text.endswith(".k2db") or "/" in text or "\\" in text:
+        return Path(text).expanduser()
+    return settings.collection_address(text)
+
+
+def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.store.address import open_database, shown_address
+    from k2desk.store.copy import copy_collection
+    from k2desk.store.db import migrations
+
+    src_at, dst_at = collection_at(settings, args.src), collection_at(settings, args.dst)
+    if isinstance(src_at, Path) and not src_at.is_file():
+        raise K2Error(f"no collection {src_at}")
+    src = open_database(src_at, readonly=True)  # never creates the source
+    dst = None
+    new_file = isinstance(dst_at, Path) and not dst_at.exists()
+    copied = False
+    try:
+        if src.schema_version < migrations()[-1][0]:  # an older collection: migrated, as any command would
+            src.close()
+            src = open_database(src_at)
+        dst = open_database(dst_at)
+        with progress_bars() as bars:
+            try:
+                report = copy_collection(src, dst, replace=args.replace, progress=bars)
+            except KeyboardInterrupt:
+                err.print("k2desk: copy interrupted; the destination is as it was")
+                return 130
+        copied = True
+    finally:
+        src.close()
+        if dst is not None:
+            dst.close()
+        if new_file and not copied:  # the file made for a copy that did not happen
+            for leftover in (dst_at, dst_at.with_name(dst_at.name + "-wal"), dst_at.with_name(dst_at.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+    print(f"copied {shown_address(src_at)} -> {shown_address(dst_at)}: {report.summary()}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     from k2desk.doctor import run
 

@@ -47,6 +47,15 @@ class SqliteDialect:
     # the entities' names by word: the FROM clause (entities as ``e``) and the condition on one parameter
     names_from = "entity_names n JOIN entities e ON e.id = n.rowid"
     names_match = "entity_names MATCH ?"
+    # a table's columns in order (one parameter: the table's name)
+    columns = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+    # the first statement of a read transaction that sees one snapshot (SQLite's always does)
+    snapshot: str | None = None
+
+    @staticmethod
+    def after_explicit_ids(table: str) -> list[str]:
+        """What makes the next row's id follow rows written with their own ids (a copy)."""
+        return []
 
     @staticmethod
     def vector(vec: np.ndarray) -> Any:
@@ -127,6 +136,15 @@ class PostgresDialect:
     stems_match_terms = False  # a tsquery literal's lexemes are looked up as written
     names_from = "entities e"
     names_match = "to_tsvector('simple', e.name) @@ CAST(? AS tsquery)"
+    columns = ("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+               "AND table_name = ? ORDER BY ordinal_position")
+    snapshot = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ"
+
+    @staticmethod
+    def after_explicit_ids(table: str) -> list[str]:
+        """An identity column's sequence moved past the highest id written (rows written with their
+        own ids leave it where it was)."""
+        return [f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), coalesce(max(id), 0) + 1, false) FROM {table}"]
 
     @staticmethod
     def vector(vec: np.ndarray) -> Any:
