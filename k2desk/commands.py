@@ -205,7 +205,7 @@ def cmd_collection(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
     from k2desk.doctor import run
 
-    settings.collection_path(args.collection)  # a bad name is a usage error (exit 2), not a finding
+    settings.collection_address(args.collection)  # a bad name is a usage error (exit 2), not a finding
     report = run(settings, args.collection)
     print(json.dumps(report.to_json(), indent=2, ensure_ascii=False) if args.json else report.text())
     if not report.ok:  # the report is on stdout; the one-line reason goes to stderr (exit 1)

@@ -3,7 +3,7 @@
 Every line is a label, ok / warning / missing, and what was found. Nothing here loads an LLM's
 weights (llama.cpp reads a model's header with ``vocab_only``; the CPU level is the one a model
 load chose before on this machine) or touches the network (a ``--llm-url`` server is named, not
-contacted). Models are checked the way a load checks them (``ModelStore.resolve_llm`` /
+contacted, and so is a ``--store`` PostgreSQL server). Models are checked the way a load checks them (``ModelStore.resolve_llm`` /
 ``resolve_embedder``: sha256 against the manifest, remembered per file by size and mtime), the
 Qt platform the way the app's start does (``gui.platform_check``), the embedder by opening its
 ONNX session (the providers it really runs on). The desktop app's About box shows the same report.
@@ -265,6 +265,8 @@ def store_checks(settings: Settings, collection: str) -> list[Check]:
     from k2desk.store.db import Database, migrations
     from k2desk.store.documents import DocumentStore
 
+    if settings.store:
+        return [server_store_check(settings, collection)]
     path = settings.collection_path(collection)
     latest = migrations()[-1][0]
     others = len(settings.list_collections())
@@ -289,6 +291,25 @@ def store_checks(settings: Settings, collection: str) -> list[Check]:
     if version < latest:
         return [Check("store", "Store", found + f" (migrated to {latest} when it next opens)", WARNING, data=data)]
     return [Check("store", "Store", found, data=data)]
+
+
+def server_store_check(settings: Settings, collection: str) -> Check:
+    """A collection on a team's server (``--store``): named, not contacted; its client libraries."""
+    from k2desk.store.address import shown_address
+    from k2desk.store.db import migrations
+
+    shown = shown_address(settings.collection_address(collection))
+    data: dict = {"collection": collection, "address": shown, "schema_latest": migrations()[-1][0]}
+    try:  # what opening it imports (nothing is contacted)
+        import pgvector.psycopg  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        why = (f"a collection on a PostgreSQL server needs psycopg and pgvector ({exc.name} is missing): "
+               "pip install 'k2desk[postgres]'")
+        return Check("store", "Store", f"'{collection}' on {shown}: {exc.name} is not installed", MISSING, why, data)
+    data.update({name: metadata.version(name) for name in ("psycopg", "pgvector")})
+    return Check("store", "Store", f"'{collection}' on a PostgreSQL server, {shown} (not contacted; psycopg "
+                 f"{data['psycopg']}, pgvector {data['pgvector']}): `k2desk docs list` reaches it", data=data)
 
 
 def model_file_checks(settings: Settings, store) -> list[Check]:

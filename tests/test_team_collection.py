@@ -194,3 +194,18 @@ def test_a_missing_server_collection_is_not_created_by_a_read(postgres_server, p
 
     with pytest.raises(StoreError, match=f"no collection {prefix}_none"):
         open_database(f"{postgres_server}&collection={prefix}_none", readonly=True)
+
+
+def test_the_doctor_names_the_server_without_contacting_it(cli, postgres_server, prefix):
+    store = "postgresql://ann:s3cret@db.invalid/team"  # a server that does not exist: not contacted
+    proc = cli("--store", store, "doctor", "--json", "-c", "handbook", "--llm", "smollm2-135m")
+    check = next(c for c in json.loads(proc.stdout)["checks"] if c["key"] == "store")
+    assert check["status"] == "ok" and check["data"]["address"] == "postgresql://ann@db.invalid/team?collection=handbook"
+    assert "not contacted" in check["found"] and "s3cret" not in proc.stdout
+    blocked = "import sys; sys.modules['psycopg'] = None; from k2desk.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    proc = cli("--store", store, "doctor", "--json", "--llm", "smollm2-135m", code=blocked)
+    check = next(c for c in json.loads(proc.stdout)["checks"] if c["key"] == "store")
+    assert check["status"] == "missing" and check["blocking"] and "pip install 'k2desk[postgres]'" in proc.stderr
+    assert proc.returncode == 1
+    assert one_line(cli("--store", store, "doctor", "-c", "Hand Book"), 2).endswith("use lower-case letters, digits "
+                                                                                   "and '_' (at most 63, not starting with a digit)")
