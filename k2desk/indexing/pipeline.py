@@ -36,6 +36,7 @@ class IndexReport:
     chunks: int = 0
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    built: dict[str, int] = field(default_factory=dict)  # document-stages this run wrote, per stage name
     llm: LLMUsage = field(default_factory=LLMUsage)  # LLM calls and tokens of every stage
     stage_llm: dict[str, LLMUsage] = field(default_factory=dict)  # the same per stage label
     cancelled: bool = False
@@ -158,6 +159,7 @@ class Indexer:
                     with self.db.transaction():
                         report.chunks += writer()
                         self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
+                        report.built[stage.name] = report.built.get(stage.name, 0) + 1
                         if self._all_stages_done(doc):  # done when its own stages are, not the batch
                             self.docs.set_status(doc.id, "done")
                 except Cancelled:
