@@ -108,7 +108,6 @@ def _sqlite_count(home: Path, table: str) -> int:
         return 0
 
 
-@pytest.mark.xfail(strict=True, reason="not safe yet: both processes migrate a new file ('table meta already exists')")
 def test_two_indexers_and_a_question_on_one_sqlite_collection(tmp_path, models_dir, tiny_llm_path):
     folder = tmp_path / "docs"
     _write_corpus(folder)
@@ -123,7 +122,6 @@ def test_two_indexers_and_a_question_on_one_sqlite_collection(tmp_path, models_d
     _check(reports, counts, reference, ask, seconds, "sqlite")
 
 
-@pytest.mark.xfail(strict=True, reason="not safe yet: both processes build every document's stage (40 of 40 redone)")
 def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_dir, tiny_llm_path, postgres_server):
     pytest.importorskip("psycopg", reason="scripts/setup.sh installs k2desk[postgres]")
     import psycopg

@@ -51,6 +51,8 @@ class IndexReport:
 
 
 # Every stage's progress label, in the order the stages run, with the title the app shows.
+CLAIM_POLL = 0.2  # seconds between tries of a stage another process is building
+
 STAGE_TITLES = {"read": "Read", "embed": "Embed", "summarize": "Summarize", "embed summaries": "Embed summaries",
                 "graph of summaries": "Graph of the summaries", "graph": "Graph", "hypernodes": "Triple hypernodes"}
 
@@ -143,40 +145,66 @@ class Indexer:
             for d in pending:
                 self.docs.set_status(d.id, "processing")
         failed: set[int] = set()
+        elsewhere: set[int] = set()  # documents whose stage another process was building: left to the end
         for stage in self.stages:
-            todo = [d for d in pending if d.id not in failed and not self.docs.stage_done(d.id, stage.name, d.content_hash)]
+            todo = [d for d in pending if d.id not in failed | elsewhere
+                    and not self.docs.stage_done(d.id, stage.name, d.content_hash)]
             t0 = time.perf_counter()
             for i, doc in enumerate(todo):
                 progress(stage.label, i, len(todo))
-                try:
-                    cancel.check()
-                    spent = LLMUsage()
-                    try:
-                        writer = stage.build(doc, cancel, spent)
-                    finally:  # a cancelled or failed build spent its calls too
-                        report.llm.add(spent)
-                        report.stage_llm.setdefault(stage.label, LLMUsage()).add(spent)
-                    with self.db.transaction():
-                        report.chunks += writer()
-                        self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
-                        report.built[stage.name] = report.built.get(stage.name, 0) + 1
-                        if self._all_stages_done(doc):  # done when its own stages are, not the batch
-                            self.docs.set_status(doc.id, "done")
-                except Cancelled:
-                    self._leave_pending(pending, failed)
-                    raise
-                except K2Error as exc:
-                    failed.add(doc.id)
-                    with self.db.transaction():
-                        self.docs.set_status(doc.id, "failed", f"{stage.label}: {exc}")
-                    report.failed.append((doc.key, f"{stage.label}: {exc}"))
+                if not self._build_one(stage, doc, report, cancel, pending, failed):
+                    elsewhere.add(doc.id)
             progress(stage.label, len(todo), len(todo))
             report.stage_seconds[stage.label] = report.stage_seconds.get(stage.label, 0.0) + time.perf_counter() - t0
+        # what another process was building: wait for its claim (or its end: a killed process's
+        # claim goes with it), then build each stage it did not finish, in order
+        for doc in (d for d in pending if d.id in elsewhere):
+            for stage in self.stages:
+                while doc.id not in failed and not self._build_one(stage, doc, report, cancel, pending, failed):
+                    time.sleep(CLAIM_POLL)
         with self.db.transaction():
             for d in pending:  # a document every stage had already built when this run began
                 if d.id not in failed and self._all_stages_done(d):
                     self.docs.set_status(d.id, "done")
         report.processed += len(pending)
+
+    def _build_one(self, stage: Stage, doc: DocumentRow, report: IndexReport, cancel: CancelToken,
+                   pending: list[DocumentRow], failed: set[int]) -> bool:
+        """Build one document's stage unless it is built; False (nothing done) when another process
+        holds its claim. Several processes may index one collection: each claims a document's stage
+        before building it, and re-checks it under the claim and again under the write lock."""
+        try:
+            cancel.check()
+            if not self.db.try_claim(stage.name, doc.id):
+                return False
+            try:
+                if self.docs.stage_done(doc.id, stage.name, doc.content_hash):  # built by another meanwhile
+                    return True
+                spent = LLMUsage()
+                try:
+                    writer = stage.build(doc, cancel, spent)
+                finally:  # a cancelled or failed build spent its calls too
+                    report.llm.add(spent)
+                    report.stage_llm.setdefault(stage.label, LLMUsage()).add(spent)
+                with self.db.transaction():
+                    self.db.write_lock()
+                    if not self.docs.stage_done(doc.id, stage.name, doc.content_hash):  # (a writer in this process)
+                        report.chunks += writer()
+                        self.docs.mark_stage(doc.id, stage.name, doc.content_hash)
+                        report.built[stage.name] = report.built.get(stage.name, 0) + 1
+                    if self._all_stages_done(doc):  # done when its own stages are, not the batch
+                        self.docs.set_status(doc.id, "done")
+            finally:
+                self.db.release(stage.name, doc.id)
+        except Cancelled:
+            self._leave_pending(pending, failed)
+            raise
+        except K2Error as exc:
+            failed.add(doc.id)
+            with self.db.transaction():
+                self.docs.set_status(doc.id, "failed", f"{stage.label}: {exc}")
+            report.failed.append((doc.key, f"{stage.label}: {exc}"))
+        return True
 
     def _all_stages_done(self, doc: DocumentRow) -> bool:
         return all(self.docs.stage_done(doc.id, s.name, doc.content_hash) for s in self.stages)

@@ -1,15 +1,24 @@
 """The collection database: one SQLite file (apsw + sqlite-vec + FTS5), numbered migrations, WAL.
 
-Each thread opens its own ``Database``; apsw connections must not be shared across threads. A
+Each thread opens its own ``Database``; apsw connections must not be shared across threads.
+Several processes may write one file: a write transaction takes the file's write lock when it
+begins (``BEGIN IMMEDIATE``, waiting up to the busy timeout), so one that reads before it writes
+never fails on another process's commit, and the migrations of a new file run once. A process
+claims a document's stage while it builds it (``try_claim``): an exclusive lock on one byte of the
+side file ``NAME.k2db-claims``, which the system releases when the process ends, killed or not
+(POSIX locks are per process: two connections of one process do not exclude each other, which the
+indexer covers by re-checking the stage under the write lock). A
 collection on a PostgreSQL server (``k2desk.store.postgres``) has the same methods; the
 statements that differ between the two are in ``k2desk.store.dialect``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
+import zlib
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -42,6 +51,8 @@ class Database:
 
     def __init__(self, path: Path | str, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        self._claims: Optional[int] = None  # the claims side file, opened by the first claim
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
@@ -63,17 +74,17 @@ class Database:
 
     # -- migrations --------------------------------------------------------------------
     def _migrate(self) -> None:
-        self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
-                          "name TEXT NOT NULL, applied_at REAL NOT NULL)")
-        done = {row[0] for row in self.conn.execute("SELECT version FROM schema_version")}
-        for version, name, sql in migrations():
-            if version in done:
-                continue
-            with self.conn:
-                self.conn.execute(sql)
-                self.conn.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, time.time()))
-        if self.get_meta("uid") is None:  # this collection's identity: in-process caches key on it, not on the path alone
-            with self.conn:
+        with self.transaction():  # under the write lock: a second process opening a new file waits, then finds it made
+            self.conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                              "name TEXT NOT NULL, applied_at REAL NOT NULL)")
+            done = {row[0] for row in self.conn.execute("SELECT version FROM schema_version")}
+            for version, name, sql in migrations():
+                if version in done:
+                    continue
+                with self.conn:
+                    self.conn.execute(sql)
+                    self.conn.execute("INSERT INTO schema_version VALUES (?, ?, ?)", (version, name, time.time()))
+            if self.get_meta("uid") is None:  # this collection's identity: in-process caches key on it, not on the path alone
                 self.set_meta("uid", uuid.uuid4().hex)
 
     @property
@@ -98,9 +109,40 @@ class Database:
     # -- helpers -----------------------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator[apsw.Connection]:
-        """All writes inside commit together or not at all (nests as savepoints)."""
-        with self.conn:
-            yield self.conn
+        """All writes inside commit together or not at all (nests as savepoints). The outermost one
+        takes the file's write lock at once (another process's writes wait, up to the busy
+        timeout), so what it reads stays true until it commits."""
+        if self.readonly or not self.conn.getautocommit():
+            with self.conn:
+                yield self.conn
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            with self.conn:
+                yield self.conn
+        except BaseException:
+            if not self.conn.getautocommit():
+                self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def write_lock(self) -> None:
+        """Inside a transaction: wait for the collection's other writers (here the transaction
+        already holds the file's write lock)."""
+
+    def try_claim(self, name: str, doc_id: int) -> bool:
+        """Claim (``name``, ``doc_id``) for this process, or False when another process holds it.
+        The claim lasts until ``release`` or the process's end; a rare collision of two claims'
+        bytes only makes one wait for the other."""
+        if self.readonly:
+            return True
+        if self._claims is None:
+            self._claims = os.open(f"{self.path}-claims", os.O_RDWR | os.O_CREAT, 0o644)
+        return _lock_byte(self._claims, _claim_offset(name, doc_id), True)
+
+    def release(self, name: str, doc_id: int) -> None:
+        if self._claims is not None:
+            _lock_byte(self._claims, _claim_offset(name, doc_id), False)
 
     def execute(self, sql: str, params: Sequence[Any] | dict = ()) -> apsw.Cursor:
         return self.conn.execute(sql, params)
@@ -131,3 +173,30 @@ class Database:
             self.conn.close()
         except apsw.Error:
             pass
+        if self._claims is not None:
+            os.close(self._claims)  # releases this process's claims on the file
+            self._claims = None
+
+
+def _claim_offset(name: str, doc_id: int) -> int:
+    return zlib.crc32(f"{name}:{doc_id}".encode()) & 0x7FFF_FFFF
+
+
+def _lock_byte(fd: int, offset: int, lock: bool) -> bool:
+    """Lock (without waiting) or unlock one byte of an open file; False when another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        os.lseek(fd, offset, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK if lock else msvcrt.LK_UNLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.lockf(fd, (fcntl.LOCK_EX | fcntl.LOCK_NB) if lock else fcntl.LOCK_UN, 1, offset, os.SEEK_SET)
+    except OSError:
+        return False
+    return True

@@ -20,6 +20,13 @@ any text written (or looked up) is stored as U+FFFD, the replacement character, 
 one so that the chunks' offsets into their document's text still hold. The readers already drop
 control characters from documents' text; the rule keeps a title, a corpus record's fields, a
 model's output or a copied file's rows from failing a write.
+
+Several processes may write one collection. A process claims a document's stage while it builds
+it (``try_claim``: a session advisory lock, which the server releases when the session ends, a
+killed process's included). Every transaction that logs vectors first takes the collection's
+write lock (``write_lock``: a transaction advisory lock, held until it commits), so the
+``vector_log`` numbers are drawn in the order their transactions commit and an in-memory copy
+that has read up to one number has seen every vector logged below it.
 """
 
 from __future__ import annotations
@@ -204,6 +211,20 @@ class PostgresDatabase:
         """All writes inside commit together or not at all (nests as savepoints)."""
         with self.conn.transaction():
             yield self.conn
+
+    def write_lock(self) -> None:
+        """Inside a transaction: wait for the collection's other writers' transactions to end, and
+        keep them waiting until this one does."""
+        self.execute("SELECT pg_advisory_xact_lock(hashtext(?), 0)", (f"{self.schema}:write",))
+
+    def try_claim(self, name: str, doc_id: int) -> bool:
+        """Claim (``name``, ``doc_id``) for this session, or False when another session holds it. The
+        claim lasts until ``release`` or the session's end; a rare collision of two claims' keys
+        only makes one wait for the other."""
+        return bool(self.one("SELECT pg_try_advisory_lock(hashtext(?), ?::int)", (f"{self.schema}:{name}", int(doc_id)))[0])
+
+    def release(self, name: str, doc_id: int) -> None:
+        self.one("SELECT pg_advisory_unlock(hashtext(?), ?::int)", (f"{self.schema}:{name}", int(doc_id)))
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
         cursor = self.conn.cursor(binary=True)

@@ -73,6 +73,7 @@ class VectorIndex:
             self._log(ids)
 
     def _log(self, ids: Sequence[int]) -> None:
+        self.db.write_lock()  # log numbers in commit order (another writer's wait until this one commits)
         self.db.executemany("INSERT INTO vector_log(tbl, id) VALUES (?, ?)", [(self.table, int(i)) for i in ids])
         first, last = self.db.one("SELECT min(seq), max(seq) FROM vector_log WHERE tbl = ?", (self.table,))
         if last is not None and last - first > LOG_KEEP:

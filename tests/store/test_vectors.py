@@ -163,3 +163,41 @@ def test_a_table_read_into_arrays_sized_by_its_count_keeps_every_row(count):
     assert ids.tolist() == list(range(12))
     assert np.array_equal(rows, np.concatenate([r for _, r in blocks]))
     assert _read_into(iter([]), count)[0].shape == (0,)
+
+
+def test_the_copy_misses_no_vector_committed_late_by_another_writer(backend):
+    """Writer A logs vector 2 and commits late; writer B logs vector 3 and commits meanwhile (on a
+    server B waits for A's commit). A reader that caught up between B's commit and A's must still
+    get vector 2 at its next search: the log's numbers follow the commits."""
+    import threading
+    import time
+
+    a, b, reader = (VectorIndex(backend.open(), "chunks") for _ in range(3))
+    a.ensure(4, "toy")
+    a.add([1], np.stack([unit(1, 0, 0, 0)]), "text")
+    assert [i for i, _ in reader.search(unit(1, 0, 0, 0), 5, "text")] == [1]
+    logged, commit_a = threading.Event(), threading.Event()
+
+    def write_a():
+        with a.db.transaction():
+            a.add([2], np.stack([unit(0, 1, 0, 0)]), "text")
+            logged.set()
+            commit_a.wait(10)
+
+    def write_b():
+        with b.db.transaction():
+            b.add([3], np.stack([unit(0, 0, 1, 0)]), "text")
+
+    threads = [threading.Thread(target=write_a)]
+    threads[0].start()
+    assert logged.wait(10)
+    threads.append(threading.Thread(target=write_b))
+    threads[1].start()
+    time.sleep(0.5)  # B has committed, or waits for A
+    seen = {i for i, _ in reader.search(unit(1, 1, 1, 0), 5, "text")}
+    assert 2 not in seen
+    commit_a.set()
+    for t in threads:
+        t.join(15)
+    assert {i for i, _ in reader.search(unit(1, 1, 1, 0), 5, "text")} == {1, 2, 3} == \
+        {i for i, _ in reader.search_in_store(unit(1, 1, 1, 0), 5, "text")}

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from k2desk.config import Settings
 from k2desk.errors import UsageError
 
-SIDE_FILES = ("", "-wal", "-shm", "-journal")
+SIDE_FILES = ("", "-wal", "-shm", "-journal", "-claims")  # -claims: indexers' claims (k2desk.store.db)
 
 
 def create_collection(settings: Settings, name: str) -> str:
