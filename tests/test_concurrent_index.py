@@ -150,3 +150,66 @@ def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_d
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "\\_%",)):
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+CLAIMER = """
+import sys, time
+from k2desk.store.address import open_database
+db = open_database(sys.argv[1])
+assert all(db.try_claim("text", i) for i in range(1, 6))
+print("claimed", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_a_claim_dies_with_its_process(store, tmp_path, models_dir, request):
+    """A process holding the claims of five documents' text stage is killed with SIGKILL while an
+    indexer runs: the indexer builds the 35 others, waits for the five, then builds them itself
+    once the claimer is gone (nothing lost, nothing built twice)."""
+    folder = tmp_path / "docs"
+    _write_corpus(folder)
+    home = _home(tmp_path, "home")
+    if store == "sqlite":
+        server, collection, address = "", "shared", str(home / "collections" / "shared.k2db")
+        count = _sqlite_count
+    else:
+        import psycopg
+
+        from tests.store.backends import with_collection
+
+        server, collection = request.getfixturevalue("postgres_server"), "t" + uuid.uuid4().hex[:10] + "_claims"
+        address = with_collection(server, collection)
+
+        def count(home: Path, table: str) -> int:
+            with psycopg.connect(server, autocommit=True) as conn:
+                return conn.execute(f'SELECT count(*) FROM "{collection}".{table}').fetchone()[0]
+    env = {**os.environ, "K2DESK_HOME": str(home), "K2DESK_MODELS": str(models_dir)}
+    claimer = subprocess.Popen([sys.executable, "-c", CLAIMER, address], env=env, stdout=subprocess.PIPE, text=True)
+    indexer = None
+    try:
+        assert claimer.stdout.readline().strip() == "claimed"
+        indexer = _index(home, models_dir, folder, collection, server)
+        deadline = time.monotonic() + 300
+        while count(home, "document_stages") < DOCS - 5 and indexer.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.0)
+        assert indexer.poll() is None and count(home, "document_stages") == DOCS - 5, "the claims were not respected"
+        claimer.kill()
+        claimer.wait(10)
+        report = _reports([indexer])[0]
+        counts = {t: count(home, t) for t in COUNTED}
+        print(json.dumps({"backend": store, "built": report["built"], "counts": counts}))
+        assert report["built"] == {"text": DOCS}
+        assert counts["documents"] == counts["document_stages"] == DOCS
+        assert counts["chunks"] == counts["vec_chunks"] == counts["sparse_text"] > 0
+        if store == "sqlite":
+            assert problems(Path(address)) == []
+    finally:
+        for proc in (claimer, indexer):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        if store != "sqlite":
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{collection}" CASCADE')
