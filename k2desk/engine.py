@@ -50,17 +50,18 @@ def check_llm_name(settings: Settings) -> str:
 
 
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
-    """The answering model (role "llm") or the claim checker (role "check"); one model per
-    role in memory, the same one when both roles name it."""
+    """The answering model (role "llm"), the claim checker (role "check") or the final open
+    answer's reader (role "reader"); one model per role in memory, the same one when roles name it."""
     if settings.llm_url:  # a server answers and checks
         key: tuple = ("llm", settings.llm_url, settings.n_ctx)
     else:
-        name = check_llm_name(settings) if role == "check" else settings.llm
+        name = (check_llm_name(settings) if role == "check" else
+                (settings.reader_llm or settings.llm) if role == "reader" else settings.llm)
         path = ModelStore(settings.models_dir).resolve_llm(name)
         key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
     with _shared_lock:
         if key not in _shared_models:
-            keep = {_shared_roles.get(r) for r in ("llm", "check") if r != role}
+            keep = {_shared_roles.get(r) for r in ("llm", "check", "reader") if r != role}
             for old in [k for k in _shared_models if k[0] == "llm" and k not in keep]:
                 _shared_models.pop(old).close()  # type: ignore[attr-defined]
             if settings.llm_url:
@@ -227,7 +228,9 @@ class Engine:
                              f"(indexed with build profile {self.settings.build_profile!r}); re-index it with build profile "
                              "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
-                            check_llm_factory=lambda: shared_llm(self.settings, "check"), scope=scope)
+                            check_llm_factory=lambda: shared_llm(self.settings, "check"),
+                            reader_llm_factory=(lambda: shared_llm(self.settings, "reader")) if self.settings.reader_llm else None,
+                            scope=scope)
         return spec.make(ctx)
 
     def has_graph(self) -> bool:

@@ -29,6 +29,7 @@ class MethodContext:
     llm_factory: Callable[[], LLM]
     on_token: Optional[Callable[[str], None]] = None  # streaming of the final answer
     check_llm_factory: Optional[Callable[[], LLM]] = None  # the yes/no claim checker (default: llm)
+    reader_llm_factory: Optional[Callable[[], LLM]] = None  # writes final open answers (default: llm)
     scope: Optional[frozenset[int]] = None  # the documents a question is asked about (None: all)
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
@@ -60,7 +61,7 @@ class MethodContext:
                               search=lambda words: retriever.evidence_search(words, k=self.settings.top_k),
                               sparse=retriever.sparse)
         return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
-                      summaries=summaries, outlet_rule=self.settings.outlet_rule)
+                      summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

@@ -96,11 +96,12 @@ class Reading:
 class Reader:
     def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
-                 outlet_rule: bool = True) -> None:
+                 outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
         self._checker = checker  # loads the model that scores yes/no claims (default: ``llm``)
+        self._final = final  # loads the model that writes a final open answer (default: ``llm``)
         self.summaries = summaries  # answers a summary request from the corpus summaries
         self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
 
@@ -111,6 +112,10 @@ class Reader:
     @property
     def checker(self) -> LLM:
         return self._checker() if self._checker else self.llm
+
+    @property
+    def final_llm(self) -> LLM:
+        return self._final() if self._final else self.llm
 
     def read(self, question: str, hits: Sequence[Hit], claim_search: ClaimSearch, extra_blocks: Sequence[str] = (),
              usage: Optional[LLMUsage] = None, on_token: Optional[Callable[[str], None]] = None,
@@ -177,16 +182,17 @@ class Reader:
             if declined is not None:
                 return declined
         prompt, max_tokens = FORM_PROMPTS[kind]
-        blocks = select_evidence(asked, hits, self.sparse, self.llm.count_tokens, READ_BUDGET) if hits else []
+        llm = self.final_llm if check else self.llm  # a checked answer is one a person reads
+        blocks = select_evidence(asked, hits, self.sparse, llm.count_tokens, READ_BUDGET) if hits else []
         blocks += [b for b in extra_blocks if b.strip()]
         wanted = answer_kind(asked)
         messages = _open_messages(prompt, "", asked, wanted)
-        budget = max(self.llm.budget(messages, max_tokens), 0)
-        context, _ = pack_context(self.llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
-        completion = self.llm.chat(_open_messages(prompt, context, asked, wanted), max_tokens=max_tokens, usage=usage,
+        budget = max(llm.budget(messages, max_tokens), 0)
+        context, _ = pack_context(llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
+        completion = llm.chat(_open_messages(prompt, context, asked, wanted), max_tokens=max_tokens, usage=usage,
                                    on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
-        trace["evidence_tokens"] = self.llm.count_tokens(context)
+        trace["evidence_tokens"] = llm.count_tokens(context)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()

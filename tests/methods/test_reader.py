@@ -88,3 +88,18 @@ def test_the_papers_flow_reads_whole_chunks_where_the_reader_reads_the_best_sent
     assert read.trace["reader"]["kind"] == "factoid" and "reader" not in paper.trace
     assert "brass band" in paper.trace["context"] and "brass band" not in read.trace["context"]
     assert read.llm.prompt_tokens < paper.llm.prompt_tokens and read.llm.calls == paper.llm.calls == 1
+
+
+def test_a_reader_model_writes_the_final_open_answer_and_only_that(engine, models_dir):
+    from dataclasses import replace
+
+    from k2desk.engine import shared_llm
+
+    settings = replace(engine.settings, reader_llm="qwen2.5-coder-0.5b")
+    with Engine(settings, "news") as other:
+        answering, reading = shared_llm(settings), shared_llm(settings, "reader")
+        assert answering is not reading and reading.path.name.startswith("qwen2.5-coder-0.5b")
+        before = (answering.total.calls, reading.total.calls)
+        out = other.ask("Who is the site manager of the Brennwald tunnel?", method="evidence")
+        assert out.trace["reader"]["form"] == "open" and out.answer.strip()
+        assert (answering.total.calls, reading.total.calls) == (before[0], before[1] + 1)
