@@ -46,6 +46,9 @@ def migrations(folder: str = "schema") -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
+OPEN_WAIT = 30.0  # seconds opening waits for another process creating or migrating the same file
+
+
 class Database:
     dialect = SQLITE
 
@@ -56,21 +59,34 @@ class Database:
         if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-        try:
-            self.conn = apsw.Connection(str(self.path), flags=flags)
-            self.conn.set_busy_timeout(10_000)
-            self.conn.enable_load_extension(True)
-            sqlite_vec.load(self.conn)
-            self.conn.enable_load_extension(False)
-            if not readonly:
-                self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            if not readonly:
-                self._migrate()
-            self.uid = self.get_meta("uid") or ""
-        except apsw.Error as exc:
-            raise StoreError(f"cannot open collection {self.path}: {exc}") from exc
+        deadline = time.monotonic() + OPEN_WAIT
+        while True:
+            try:
+                self._open(flags)
+                break
+            except apsw.BusyError as exc:
+                # another process is creating or migrating the file: some of the lock changes of
+                # opening (the switch to WAL) answer "locked" at once instead of waiting for it
+                self.close()
+                if time.monotonic() > deadline:
+                    raise StoreError(f"cannot open collection {self.path}: {exc}") from exc
+                time.sleep(0.05)
+            except apsw.Error as exc:
+                raise StoreError(f"cannot open collection {self.path}: {exc}") from exc
+
+    def _open(self, flags: int) -> None:
+        self.conn = apsw.Connection(str(self.path), flags=flags)
+        self.conn.set_busy_timeout(10_000)
+        self.conn.enable_load_extension(True)
+        sqlite_vec.load(self.conn)
+        self.conn.enable_load_extension(False)
+        if not self.readonly:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        if not self.readonly:
+            self._migrate()
+        self.uid = self.get_meta("uid") or ""
 
     # -- migrations --------------------------------------------------------------------
     def _migrate(self) -> None:
@@ -170,7 +186,8 @@ class Database:
 
     def close(self) -> None:
         try:
-            self.conn.close()
+            if getattr(self, "conn", None) is not None:
+                self.conn.close()
         except apsw.Error:
             pass
         if self._claims is not None:
