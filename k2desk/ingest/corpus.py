@@ -50,10 +50,10 @@ def is_html(body: str) -> bool:
     return len(_BLOCK_CLOSE.findall(body, 0, 200_000)) >= HTML_MIN_CLOSES
 
 
-def record_text(rec: dict, body: str) -> str:
+def record_text(rec: dict, body: str, html: bool | None = None) -> str:
     """The indexed text of a record: 'Title: ...\\nSource: ...\\nPublished: ...' header, blank line, body
     (an HTML body read as its page's text, and the tags of its fields dropped)."""
-    html = is_html(body)
+    html = is_html(body) if html is None else html
     if html:
         body = html_to_text(body)[1]
     lines = []
@@ -120,7 +120,8 @@ def iter_corpus(path: str | Path, report: CorpusReport | None = None) -> Iterato
                 seen[url] = n
             canonical = json.dumps(rec, sort_keys=True, ensure_ascii=False)
             title = rec.get("title")
-            if isinstance(title, str) and is_html(rec[body_key]):
+            html = is_html(rec[body_key])  # read once: it decides the title's and the text's reading
+            if isinstance(title, str) and html:
                 title = _TAG.sub(" ", title)
             title = " ".join(title.split()) if isinstance(title, str) and title.strip() else f"{p.stem} line {n}"
             report.records += 1
@@ -128,7 +129,7 @@ def iter_corpus(path: str | Path, report: CorpusReport | None = None) -> Iterato
             yield RawDocument(
                 key=f"{p}#{url}" if url else f"{p}#line-{n}",
                 title=title,
-                text=record_text(rec, rec[body_key]),
+                text=record_text(rec, rec[body_key], html),
                 kind="jsonl",
                 meta={k: v for k, v in rec.items() if k != body_key},
                 content_hash=hashlib.sha256(canonical.encode("utf-8")).hexdigest(),
