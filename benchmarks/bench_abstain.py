@@ -136,7 +136,7 @@ def cmd_answers(args: argparse.Namespace) -> None:
             row = {"id": q["id"], "collection": q["collection"], "answerable": q["answerable"], "form": q["form"],
                    "declined": is_abstention(a.answer) or a.answer.startswith("Not in your documents"),
                    "coverage": (reader.get("coverage") or {}).get("score"),
-                   "support": (reader.get("answer_support") or {}).get("score"),
+                   "support": (reader.get("answer_support") or {}).get("score"), "verify": reader.get("verify"),
                    "prediction": a.answer[:200], "candidate": str(reader.get("candidate") or a.answer)[:200],
                    "seconds": round(time.perf_counter() - t0, 2)}
             fh.write(json.dumps(row) + "\n")

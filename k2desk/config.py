@@ -72,11 +72,10 @@ class Settings:
     # when it is prepared (measured: it tells supported claims from altered ones, the 0.5B
     # hardly does), else ``llm``; "" is always ``llm``; or a manifest name / GGUF path
     check_llm: str = "auto"
-    # the model that writes the final answer of an open question (methods/reader.py): "" is ``llm``;
-    # or a manifest name / GGUF path. Measured on 30 wiki-qa-dev questions (docs/eval/wiki30-15b):
-    # the 1.5B answers 8 right where the 0.5B answers 3, at 2.3x the seconds; not the default until
-    # measured on the three dev collections
-    reader_llm: str = ""
+    # the model that writes the final answer of an open question (methods/reader.py), chosen like
+    # ``check_llm``: "auto" is CHECK_LLM when it is prepared and ``llm`` is the default, else ``llm``.
+    # Measured on the three dev collections (docs/eval/three-15b): see the README's table
+    reader_llm: str = "auto"
     gpu_layers: int = -1  # -1: offload every layer when the runtime was built with a GPU backend
     threads: Optional[int] = None
     n_ctx: int = 4096

@@ -40,13 +40,24 @@ _shared_models: dict[tuple, object] = {}
 _shared_roles: dict[str, tuple] = {}  # role -> key of the model it uses
 
 
-def check_llm_name(settings: Settings) -> str:
-    """The model that checks yes/no claims (Settings.check_llm)."""
-    if settings.check_llm == "auto":
+def _larger_llm(settings: Settings, choice: str) -> str:
+    """A role's model (Settings.check_llm, Settings.reader_llm): "auto" is CHECK_LLM when it is
+    prepared and the answering model is the default one, "" is ``llm``, else the name or path given."""
+    if choice == "auto":
         store = ModelStore(settings.models_dir)
         prepared = CHECK_LLM in {e.name for e in store.entries} and store.path_of(store.entry(CHECK_LLM)).is_file()
         return CHECK_LLM if prepared and settings.llm == DEFAULT_LLM else settings.llm
-    return settings.check_llm or settings.llm
+    return choice or settings.llm
+
+
+def check_llm_name(settings: Settings) -> str:
+    """The model that checks yes/no claims (Settings.check_llm)."""
+    return _larger_llm(settings, settings.check_llm)
+
+
+def reader_llm_name(settings: Settings) -> str:
+    """The model that writes a final open answer (Settings.reader_llm)."""
+    return _larger_llm(settings, settings.reader_llm)
 
 
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
@@ -56,7 +67,7 @@ def shared_llm(settings: Settings, role: str = "llm") -> LLM:
         key: tuple = ("llm", settings.llm_url, settings.n_ctx)
     else:
         name = (check_llm_name(settings) if role == "check" else
-                (settings.reader_llm or settings.llm) if role == "reader" else settings.llm)
+                reader_llm_name(settings) if role == "reader" else settings.llm)
         path = ModelStore(settings.models_dir).resolve_llm(name)
         key = ("llm", str(path), settings.n_ctx, settings.gpu_layers, settings.effective_threads(), settings.seed)
     with _shared_lock:
@@ -229,7 +240,7 @@ class Engine:
                              "default, both or raw")
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
                             check_llm_factory=lambda: shared_llm(self.settings, "check"),
-                            reader_llm_factory=(lambda: shared_llm(self.settings, "reader")) if self.settings.reader_llm else None,
+                            reader_llm_factory=lambda: shared_llm(self.settings, "reader"),
                             scope=scope)
         return spec.make(ctx)
 

@@ -61,6 +61,17 @@ COMPARE_ANSWER_PROMPT = (
     "Short Answer:"
 )
 
+# Whether the passages give a short answer to the question, scored by the model's first token
+# (Yes against No) after it wrote the answer (k2desk.methods.reader); it begins as
+# OPEN_ANSWER_PROMPT does, so the evidence the model just read is not read again.
+# {context}, {question}, {answer}.
+VERIFY_PROMPT = (
+    "Additional Information: {context}\n"
+    "Question: {question}\n"
+    "Proposed answer: {answer}\n"
+    "Does the additional information above say that this is the answer to the question? Answer Yes or No."
+)
+
 # When the passages do not support an answer (k2desk.methods.support): said plainly, with the
 # closest passages shown as the sources.
 NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest passages are listed below."

@@ -64,11 +64,13 @@ SUB_QUESTION_TOKENS = 48
 
 
 class K2RAGMethod(MethodBase):
-    def __init__(self, ctx: MethodContext, max_sub_questions: int = 3, paper: bool = False) -> None:
+    def __init__(self, ctx: MethodContext, max_sub_questions: int = 3, paper: bool = False, name: str = "") -> None:
+        """``max_sub_questions`` 0 (``k2rag``): an open question's graph results are read in one
+        call (``_graph_read``); above 0, steps (B)-(E) with that many sub-questions."""
         self.ctx = ctx
         self.max_sub_questions = max_sub_questions
         self.paper = paper
-        self.name = "k2rag-paper" if paper else "k2rag"
+        self.name = name or ("k2rag-paper" if paper else "k2rag")
 
     def _evidence(self) -> bool:
         """Whether this variant reads raw-text passages (it needs the raw-text index)."""
@@ -109,6 +111,9 @@ class K2RAGMethod(MethodBase):
                 with timer("final_answer"):
                     reading = reader.read(question, passages, lambda t, o, k: retriever.evidence_search(t, k=k, outlet=o),
                                           usage=result.llm, on_token=self.ctx.on_token, cancel=cancel)
+            elif not self.max_sub_questions:
+                self._graph_read(question, passages, reader, result, timer, progress, cancel)
+                return
             else:
                 reading = reader.not_supported(form, passages)
         if reading is not None:
@@ -119,6 +124,30 @@ class K2RAGMethod(MethodBase):
                 result.sources = [h.source() for h in passages]
             return
         self._flow(question, result, timer, progress, cancel, reader, passages)
+
+    def _graph_read(self, question: str, passages: list, reader: Reader, result: Answer, timer: Timer,
+                    progress: Progress, cancel: CancelToken) -> None:
+        """An open question in one model call (``k2rag``, ``max_sub_questions`` 0): step (A)'s
+        knowledge-graph results are read as they are, after the question's best passages, by
+        the final reader. Steps (B)-(D) turn the same graph results into sub-questions with the
+        small model; measured, they bought no answer (docs/eval/) and cost five model calls."""
+        ctx = self.ctx
+        progress("kg search", 0, 2)
+        graph_source = self._source("graph")
+        with timer("kg_search"):
+            kg = KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
+                                                         k_sources=ctx.settings.top_k, count_tokens=ctx.llm.count_tokens)
+        cancel.check()
+        progress("final answer", 1, 2)
+        with timer("final_answer"):
+            reading = reader.open(question, passages, [kg.text] if kg.text else [], usage=result.llm,
+                                  on_token=ctx.on_token, cancel=cancel)
+        progress("final answer", 2, 2)
+        result.answer = reading.answer
+        shown = {h.chunk.id for h in passages}
+        result.sources = [h.source() for h in passages] + [s for s in kg.sources if s.chunk_id not in shown][: ctx.settings.top_k]
+        result.trace = {"graph_source": graph_source, **kg.to_trace(), "final_context": reading.context,
+                        "reader": reading.trace}
 
     def _claims(self, reader: Reader, question: str, result: Answer, timer: Timer, progress: Progress,
                 cancel: CancelToken) -> Reading:

@@ -55,6 +55,7 @@ from k2desk.prompts import (
     NOT_IN_DOCUMENTS,
     OPEN_ANSWER_PROMPT,
     UNKNOWN_OUTLET_ANSWER,
+    VERIFY_PROMPT,
 )
 from k2desk.runtime.llm import LLM
 from k2desk.store.sparse import SparseIndex
@@ -73,6 +74,11 @@ PART_PASSAGES = 6  # passages retrieved for each part of a multi-part question
 # sentences that hold a short answer after it.
 COVERAGE_MIN = 0.5
 SUPPORT_MIN = 0.5
+# After a short answer that passed SUPPORT_MIN, the answering model is asked whether the
+# evidence says that this is the answer (VERIFY_PROMPT; logit Yes - logit No): the check of the
+# relation itself, which word overlap cannot see ("6" beside "built" in a paragraph about a
+# ferry's fares). Below VERIFY_MIN: "not in your documents". Measured in docs/eval/abstain/.
+VERIFY_MIN = 0.0
 YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 # How far the evidence must move the checker toward "Yes" (logits against the claims' priors,
 # averaged over the claims) for "Yes". Any evidence on the topic moves it some way, so 0 would
@@ -196,11 +202,23 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
+            trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if after.score < SUPPORT_MIN:
                 reason = ("the passages do not hold the answer" if not after.found_answer else
                           "the sentences that hold the answer do not mention " + ", ".join(after.missing))
                 return self._not_in_documents({**trace, "candidate": text}, reason, context)
+            if trace["verify"] < VERIFY_MIN:
+                return self._not_in_documents({**trace, "candidate": text},
+                                              "the passages do not say that this is the answer", context)
         return Reading(text, "open", context, trace)
+
+    @staticmethod
+    def _verify(llm: LLM, context: str, question: str, candidate: str, usage: Optional[LLMUsage],
+                cancel: Optional[CancelToken]) -> float:
+        """logit("Yes") - logit("No"): does ``context`` say that ``candidate`` answers ``question``?"""
+        messages = [{"role": "user", "content": VERIFY_PROMPT.format(context=context, question=question, answer=candidate)}]
+        scores = llm.first_token_logits(messages, YES_NO, usage=usage, cancel=cancel)
+        return scores["yes"] - scores["no"]
 
     def not_supported(self, form: Form, hits: Sequence[Hit], trace: Optional[dict[str, Any]] = None,
                       windows: Optional[Windows] = None) -> Optional[Reading]:
