@@ -78,7 +78,7 @@ SUPPORT_MIN = 0.5
 # evidence says that this is the answer (VERIFY_PROMPT; logit Yes - logit No): the check of the
 # relation itself, which word overlap cannot see ("6" beside "built" in a paragraph about a
 # ferry's fares). Below VERIFY_MIN: "not in your documents". Measured in docs/eval/abstain/.
-VERIFY_MIN = 0.0
+VERIFY_MIN = 0.5
 YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 # How far the evidence must move the checker toward "Yes" (logits against the claims' priors,
 # averaged over the claims) for "Yes". Any evidence on the topic moves it some way, so 0 would

@@ -10,7 +10,7 @@ import pytest
 from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.indexing.summary import summarize_long, summary_length
-from k2desk.methods.reader import SUPPORT_MIN
+from k2desk.methods.reader import SUPPORT_MIN, VERIFY_MIN
 from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.runtime.summarizer import ExtractiveSummarizer
@@ -48,8 +48,28 @@ def test_reindex_reuses_summaries(engine):
     assert report.processed == 0 and len(report.skipped) == 2
 
 
-def test_k2rag_reads_the_questions_best_passages_first(engine):
+def _kept(reader_trace):
+    """Whether the reader kept its short answer: supported by the passages' words and said by them."""
+    return reader_trace["answer_support"]["score"] >= SUPPORT_MIN and reader_trace["verify"] >= VERIFY_MIN
+
+
+def test_k2rag_reads_passages_and_graph_results_in_one_call(engine):
     answer = engine.ask("Who keeps the Harwick Point lighthouse?", method="k2rag")
+    t = answer.trace
+    first_id = engine.method("k2rag").retrieve("Who keeps the Harwick Point lighthouse?")[0].chunk_id
+    first = engine.docs.chunks([first_id])[first_id]
+    assert Path(first.document).name == "lighthouse.txt"
+    # the question's best sentences first, under their document's line, then the graph results as found
+    assert t["final_context"].startswith(chunk_header(first.title, first.meta) + "\n")
+    assert t["kg_results"] and t["final_context"].index("Entities:") > t["final_context"].index(first.title)
+    assert "sub_questions" not in t and "kg_summary" not in t
+    assert t["reader"]["kind"] == "factoid" and (t["reader"]["form"] == "open") == _kept(t["reader"])
+    assert answer.llm.calls == 2  # the answer, and the check that the passages say it
+    assert answer.sources[0].chunk_id == first_id
+
+
+def test_k2rag_steps_reads_the_questions_best_passages_first(engine):
+    answer = engine.ask("Who keeps the Harwick Point lighthouse?", method="k2rag-steps")
     t = answer.trace
     assert t["retrieval_source"] == "text"  # sub-questions retrieve raw-text evidence passages
     assert t["final_passages"] and Path(t["final_passages"][0]["document"]).name == "lighthouse.txt"
@@ -60,12 +80,12 @@ def test_k2rag_reads_the_questions_best_passages_first(engine):
     assert "keeper" in t["final_context"].split("\n\n")[0].lower()
     # the tiny model's answer was read, then kept or declined by its support in the passages
     assert t["reader"]["kind"] == "factoid" and "answer_support" in t["reader"]
-    assert (t["reader"]["form"] == "open") == (t["reader"]["answer_support"]["score"] >= SUPPORT_MIN)
+    assert (t["reader"]["form"] == "open") == _kept(t["reader"])
     if t["kg_summary"]:
         assert t["final_context"].index(t["kg_summary"][:40]) > t["final_context"].index(first.title)
     assert all(s["answer"] and "\n" not in s["answer"] for s in t["sub_questions"])  # sub-answers: short lines
     assert [s.chunk_id for s in answer.sources[: len(t["final_passages"])]] == [p["chunk_id"] for p in t["final_passages"]]
-    assert [s.chunk_id for s in engine.method("k2rag").retrieve("Who keeps the Harwick Point lighthouse?")][:1] == \
+    assert [s.chunk_id for s in engine.method("k2rag-steps").retrieve("Who keeps the Harwick Point lighthouse?")][:1] == \
         [t["final_passages"][0]["chunk_id"]]
 
 
