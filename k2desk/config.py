@@ -90,6 +90,10 @@ class Settings:
     # decline a question that names publishers the collection does not hold (reader.decline); off,
     # "not in your documents" comes from the evidence alone (measured both ways: docs/eval/abstain/)
     outlet_rule: bool = True
+    # ask the model that wrote a short answer whether the evidence says it, and decline below
+    # reader.VERIFY_MIN: "auto" when that model is CHECK_LLM (the one the threshold was measured
+    # with: docs/eval/abstain/), "on", or "off"
+    verify_answers: str = "auto"
     # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL
     # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one
     # schema there; a password is better kept in ~/.pgpass or PGPASSWORD than written here)
@@ -105,6 +109,8 @@ class Settings:
         self.llm_url = (self.llm_url or "").strip()
         if self.llm_url and not re.match(r"^https?://[^/\s]+", self.llm_url):
             raise UsageError(f"llm_url must be an http(s) address like http://127.0.0.1:8080, not {self.llm_url!r}")
+        if self.verify_answers not in ("auto", "on", "off"):
+            raise UsageError(f"verify_answers must be auto, on or off, not {self.verify_answers!r}")
         if self.graph_extractor not in GRAPH_EXTRACTORS:
             raise UsageError(f"unknown graph extractor {self.graph_extractor!r}; choose one of {', '.join(GRAPH_EXTRACTORS)}")
         if self.build_profile not in BUILD_PROFILES:

@@ -175,7 +175,7 @@ def _model_line(key: str, label: str, name: str, settings: Settings, store, gpus
 
 
 def model_lines(settings: Settings, store, gpus: list) -> list[Check]:
-    from k2desk.engine import check_llm_name
+    from k2desk.engine import check_llm_name, reader_llm_name, verify_answers
 
     if settings.llm_url:
         return [Check("llm.model", "LLM", f"the server at {settings.llm_url} answers and checks claims "
@@ -184,10 +184,15 @@ def model_lines(settings: Settings, store, gpus: list) -> list[Check]:
     threads = settings.effective_threads()
     checks[0].found += f", {threads} CPU thread{'s' if threads != 1 else ''}"
     checks[0].data["threads"] = threads
-    checker = check_llm_name(settings)
-    if checker != settings.llm:
-        checks += _guard("llm.check", "Claim checker", lambda: [_model_line("llm.check", "Claim checker", checker,
-                                                                            settings, store, gpus)])
+    checker, reader = check_llm_name(settings), reader_llm_name(settings)
+    for key, label, name in (("llm.reader", "Answer reader", reader), ("llm.check", "Claim checker", checker)):
+        if name == settings.llm or (key == "llm.check" and name == reader):
+            continue
+        if key == "llm.reader" and name == checker:
+            label = "Reader and checker"  # one model writes open answers and checks yes/no claims
+        checks += _guard(key, label, lambda key=key, label=label, name=name: [_model_line(key, label, name, settings,
+                                                                                           store, gpus)])
+        checks[-1].data["verify_answers"] = verify_answers(settings)
     return checks
 
 

@@ -60,6 +60,14 @@ def reader_llm_name(settings: Settings) -> str:
     return _larger_llm(settings, settings.reader_llm)
 
 
+def verify_answers(settings: Settings) -> bool:
+    """Whether a short answer is checked by its model (Settings.verify_answers): "auto" where the
+    reader is the model VERIFY_MIN was measured with."""
+    if settings.verify_answers != "auto":
+        return settings.verify_answers == "on"
+    return not settings.llm_url and reader_llm_name(settings) == CHECK_LLM
+
+
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
     """The answering model (role "llm"), the claim checker (role "check") or the final open
     answer's reader (role "reader"); one model per role in memory, the same one when roles name it."""
@@ -241,7 +249,7 @@ class Engine:
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
                             check_llm_factory=lambda: shared_llm(self.settings, "check"),
                             reader_llm_factory=lambda: shared_llm(self.settings, "reader"),
-                            scope=scope)
+                            scope=scope, verify=verify_answers(self.settings))
         return spec.make(ctx)
 
     def has_graph(self) -> bool:

@@ -186,6 +186,21 @@ def test_a_gpu_build_is_reported_with_its_device_and_the_layers_it_would_take(mo
     assert gpu.status == "warning" and "K2DESK_CUDA=1 scripts/setup.sh" in gpu.found
 
 
+def test_the_larger_model_shows_once_as_the_reader_and_checker(tmp_path, models_dir):
+    from dataclasses import replace
+
+    from k2desk import doctor
+    from k2desk.config import CHECK_LLM, Settings
+    from k2desk.runtime.models import ModelStore
+
+    settings = Settings(home=tmp_path, models_dir=models_dir)
+    lines = {c.key: c for c in doctor.model_lines(settings, ModelStore(models_dir), [])}
+    assert lines["llm.reader"].label == "Reader and checker" and lines["llm.reader"].found.startswith(CHECK_LLM + ":")
+    assert lines["llm.reader"].data["verify_answers"] is True and "llm.check" not in lines
+    lines = {c.key: c for c in doctor.model_lines(replace(settings, reader_llm=""), ModelStore(models_dir), [])}
+    assert lines["llm.check"].label == "Claim checker" and "llm.reader" not in lines  # the 0.5B reads
+
+
 @pytest.fixture
 def settings_tiny(tmp_path, models_dir, tiny_llm_path):
     from k2desk.config import Settings

@@ -237,6 +237,23 @@ def test_the_claim_checker_is_the_larger_model_only_when_prepared_and_the_defaul
     assert check_llm_name(Settings(home=tmp_path, models_dir=models_dir, check_llm="/m/judge.gguf")) == "/m/judge.gguf"
 
 
+def test_the_reader_is_the_larger_model_like_the_checker_and_verifies_only_as_measured(tmp_path, models_dir):
+    from k2desk.config import CHECK_LLM, DEFAULT_LLM, TEST_LLM
+    from k2desk.engine import reader_llm_name, verify_answers
+
+    default = Settings(home=tmp_path, models_dir=models_dir)
+    assert reader_llm_name(default) == CHECK_LLM and verify_answers(default)
+    for other in (Settings(home=tmp_path, models_dir=tmp_path / "empty"), Settings(home=tmp_path, models_dir=models_dir, reader_llm="")):
+        assert reader_llm_name(other) == DEFAULT_LLM and not verify_answers(other)  # the 0.5B: not measured as a checker
+    mine = Settings(home=tmp_path, models_dir=models_dir, llm=TEST_LLM)
+    assert reader_llm_name(mine) == TEST_LLM and not verify_answers(mine)
+    assert verify_answers(Settings(home=tmp_path, models_dir=models_dir, llm=TEST_LLM, verify_answers="on"))
+    assert not verify_answers(Settings(home=tmp_path, models_dir=models_dir, verify_answers="off"))
+    assert not verify_answers(Settings(home=tmp_path, models_dir=models_dir, llm_url="http://127.0.0.1:8080"))
+    with pytest.raises(UsageError, match="verify_answers must be auto, on or off"):
+        Settings(home=tmp_path, models_dir=models_dir, verify_answers="yes")
+
+
 def _reads(monkeypatch) -> list[str]:
     """What the stores read into the process from now on (vector tables, sparse statistics)."""
     from k2desk.store import sparse, vectors

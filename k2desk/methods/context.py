@@ -31,6 +31,7 @@ class MethodContext:
     check_llm_factory: Optional[Callable[[], LLM]] = None  # the yes/no claim checker (default: llm)
     reader_llm_factory: Optional[Callable[[], LLM]] = None  # writes final open answers (default: llm)
     scope: Optional[frozenset[int]] = None  # the documents a question is asked about (None: all)
+    verify: bool = False  # the reader asks its model whether the evidence says a short answer
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
     @property
@@ -61,7 +62,8 @@ class MethodContext:
                               search=lambda words: retriever.evidence_search(words, k=self.settings.top_k),
                               sparse=retriever.sparse)
         return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
-                      summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory)
+                      summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory,
+                      verify=self.verify)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

@@ -102,7 +102,7 @@ class Reading:
 class Reader:
     def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
-                 outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None) -> None:
+                 outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
@@ -110,6 +110,7 @@ class Reader:
         self._final = final  # loads the model that writes a final open answer (default: ``llm``)
         self.summaries = summaries  # answers a summary request from the corpus summaries
         self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
+        self.verify = verify  # ask the answer's model whether the evidence says it (VERIFY_MIN)
 
     @property
     def llm(self) -> LLM:
@@ -202,12 +203,13 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
-            trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
+            if self.verify:
+                trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if after.score < SUPPORT_MIN:
                 reason = ("the passages do not hold the answer" if not after.found_answer else
                           "the sentences that hold the answer do not mention " + ", ".join(after.missing))
                 return self._not_in_documents({**trace, "candidate": text}, reason, context)
-            if trace["verify"] < VERIFY_MIN:
+            if trace.get("verify", VERIFY_MIN) < VERIFY_MIN:
                 return self._not_in_documents({**trace, "candidate": text},
                                               "the passages do not say that this is the answer", context)
         return Reading(text, "open", context, trace)

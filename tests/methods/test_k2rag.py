@@ -25,7 +25,8 @@ def engine(tmp_path_factory, models_dir):
     docs.mkdir()
     for name in ("lighthouse.txt", "recipes.md"):
         shutil.copy(FIXTURES / "mixed" / name, docs / name)
-    settings = Settings(home=home, models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="default")
+    settings = Settings(home=home, models_dir=models_dir, llm="smollm2-135m", threads=2, build_profile="default",
+                        verify_answers="on")  # the tiny model checks its own answers: the flow, not the judgement
     with Engine(settings, "k2") as e:
         report = e.index([docs])
         assert report.failed == [] and len(report.added) == 2

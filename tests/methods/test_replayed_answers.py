@@ -44,7 +44,8 @@ def engine(tmp_path_factory, models_dir, model):
     folder = tmp_path_factory.mktemp("replayed") / "docs"
     shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "mixed", folder)
     settings = Settings(home=folder.parent / "home", models_dir=models_dir, llm="qwen2.5-coder-0.5b", threads=2,
-                        build_profile="both", graph_extractor="fast", summarizer="extractive")
+                        build_profile="both", graph_extractor="fast", summarizer="extractive",
+                        verify_answers="off")  # measured with the 1.5B reader; here the 0.5B reads
     original = engine_module.shared_llm
     engine_module.shared_llm = lambda settings, role="llm": model
     try:
@@ -65,13 +66,23 @@ def names(answer):
     return [Path(s.document).name for s in answer.sources]
 
 
-def test_k2rag_names_the_keeper_from_the_raw_text_after_its_graph_and_sub_questions(engine):
+def test_k2rag_names_the_keeper_from_the_raw_text_and_its_graph_results(engine):
     answer = ask(engine, "Who is the current keeper of the Harwick Point lighthouse?", "k2rag")
     assert answer.answer == "Mirela Varga"
     trace = answer.trace
-    assert trace["graph_source"] == "summary" and trace["retrieval_source"] == "text"
+    assert trace["graph_source"] == "summary"
     assert trace["entities"][0]["name"] == "Harwick Point Lighthouse" and trace["entities"][0]["match"] == "name"
     assert "built in 1887" in trace["kg_results"] and "keeper" in trace["keywords"]
+    assert "built in 1887" in trace["final_context"]  # the graph results are read after the passages
+    assert "verify" not in trace["reader"]  # not asked of the 0.5B (Settings.verify_answers)
+    assert names(answer)[0] == "lighthouse.txt" and answer.llm.calls == 1
+
+
+def test_k2rag_steps_names_the_keeper_after_its_graph_and_sub_questions(engine):
+    answer = ask(engine, "Who is the current keeper of the Harwick Point lighthouse?", "k2rag-steps")
+    assert answer.answer == "Mirela Varga"
+    trace = answer.trace
+    assert trace["graph_source"] == "summary" and trace["retrieval_source"] == "text"
     assert trace["sub_questions"] and all(q["question"] for q in trace["sub_questions"])
     assert names(answer)[0] == "lighthouse.txt" and answer.llm.calls == 7
 
