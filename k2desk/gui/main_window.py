@@ -30,6 +30,7 @@ from k2desk.gui.widgets.settings_dialog import SettingsDialog
 from k2desk.gui.workers import AskWorker, CompareWorker, DoctorWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
 from k2desk.indexing import IndexReport
 from k2desk.methods.registry import METHOD_NAMES
+from k2desk.store.address import shown_address
 from k2desk.store.history import HistoryStore
 from k2desk.types import Answer
 
@@ -60,7 +61,7 @@ class MainWindow(QMainWindow):
         self.last_report: Optional[IndexReport] = None
         self.last_answer: Optional[Answer] = None
         self.errors = ErrorReporter(self)
-        self.setWindowTitle("k2desk")
+        self._update_title()
         self.resize(1280, 820)
         self.setAcceptDrops(True)
 
@@ -108,9 +109,7 @@ class MainWindow(QMainWindow):
         self.status = QLabel("")
         self.statusBar().addPermanentWidget(self.status)
         self._menus()
-        self.collections.reload()
-        if not self.collections.names():
-            self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+        self._open_collections()
         if self.collection and self.index_panel.documents.counts().get("done"):
             self.tabs.setCurrentWidget(self.ask_panel)
         self.sync_watches()
@@ -159,6 +158,19 @@ class MainWindow(QMainWindow):
         return None
 
     # -- collection --------------------------------------------------------------------
+    def _open_collections(self) -> None:
+        """List the collections where the settings keep them; a first start there makes the default
+        one (not when the list could not be read: its one-line reason is already shown)."""
+        if self.collections.reload() and not self.collections.names():
+            self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
+
+    def _update_title(self) -> None:
+        """The collection's name, and the team server it is on (never its password)."""
+        title = f"k2desk — {self.collection}" if self.collection else "k2desk"
+        if self.settings.store:
+            title += f" on {shown_address(self.settings.store)}"
+        self.setWindowTitle(title)
+
     def open_engine(self) -> Optional[Engine]:
         """An engine on the current collection (its own connection), for short reads in the GUI
         thread; the models load only if used, and these reads use none."""
@@ -186,15 +198,15 @@ class MainWindow(QMainWindow):
         if name != self.collection:
             self.ask_panel.set_scope([])  # a scope names documents of one collection
         self.collection = name
-        self.setWindowTitle(f"k2desk — {name}")
         self.ask_panel.reset_availability()
         self.index_panel.set_watched(self.watcher.watched(name))
         self._refresh_collection()
         self.warm_timer.start()
 
     def _refresh_collection(self) -> None:
-        if self.collection not in self.settings.list_collections():
+        if self.collection not in self.collections.names():
             self.collection = self.collections.current()
+        self._update_title()
         table = self.index_panel.documents
         table.clear_all()
         if self.collection is None:
@@ -378,7 +390,7 @@ class MainWindow(QMainWindow):
         from k2desk.engine import Engine
 
         wanted: dict[str, list[str]] = {}
-        for name in self.settings.list_collections():
+        for name in self.collections.names():
             def read(name: str = name) -> list[str]:
                 with Engine(self.settings, name) as engine:
                     return engine.watched_folders()
@@ -426,7 +438,7 @@ class MainWindow(QMainWindow):
 
     @Slot(str, list, list)
     def on_watched_change(self, collection: str, changed: list, removed: list) -> None:
-        if collection in self.settings.list_collections():
+        if collection in self.collections.names():
             self._enqueue(collection, list(changed), list(removed))
 
     # -- asking ------------------------------------------------------------------------
@@ -562,15 +574,15 @@ class MainWindow(QMainWindow):
         if new is None:
             return
         home_changed = new.home != self.settings.home
+        store_changed = new.store != self.settings.store
         self.settings = new
         self.collections.settings = new
         if home_changed:
             if self.remember_home is not None:
                 self.remember_home(new.home)
-            self.collections.reload()
-            if not self.collections.names():
-                self._guard("Collections", lambda: self.collections.create(DEFAULT_COLLECTION))
             self.watcher.ignore = [new.home.resolve()]
+        if home_changed or store_changed:
+            self._open_collections()
             self.sync_watches()
         self._refresh_collection()
         self.statusBar().showMessage(f"settings saved to {new.settings_file}", 8000)

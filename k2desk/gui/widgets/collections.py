@@ -1,4 +1,5 @@
-"""The collections list (one SQLite file each) with create / rename / delete."""
+"""The collections list with create / rename / delete: one SQLite file each in the data folder, or
+the schemas of the team server named in the settings (``Settings.store``)."""
 
 from __future__ import annotations
 
@@ -16,23 +17,42 @@ from PySide6.QtWidgets import (
 )
 
 from k2desk.config import Settings
-from k2desk.errors import UsageError
+from k2desk.errors import K2Error, UsageError
+from k2desk.store.address import server_collections, shown_address
 
 SIDE_FILES = ("", "-wal", "-shm", "-journal", "-claims")  # -claims: indexers' claims (k2desk.store.db)
+
+
+def collection_names(settings: Settings) -> list[str]:
+    """The collections where ``settings`` keeps them: the data folder's files, or the team server's."""
+    return server_collections(settings.store) if settings.store else settings.list_collections()
+
+
+def where_collections_live(settings: Settings) -> str:
+    """Where the collections are, as the list says it (a server's address without its password)."""
+    return f"on {shown_address(settings.store)}" if settings.store else "on this computer"
 
 
 def create_collection(settings: Settings, name: str) -> str:
     from k2desk.engine import Engine
 
     name = name.strip()
-    path = settings.collection_path(name)  # validates the name
-    if path.exists():
+    settings.collection_address(name)  # validates the name (a server's are stricter than a file's)
+    if name in collection_names(settings):
         raise UsageError(f"a collection named {name!r} already exists")
-    Engine(settings, name).close()  # creates the file with the current schema
+    Engine(settings, name).close()  # creates the file, or the server's schema, with the current migrations
     return name
 
 
+def _refuse_on_a_server(settings: Settings, action: str) -> None:
+    """A team server's collections are shared: renaming or deleting one is for its administrator,
+    not one person's app."""
+    if settings.store:
+        raise UsageError(f"collections on a team server are not {action} from the app; ask the server's administrator")
+
+
 def rename_collection(settings: Settings, old: str, new: str) -> str:
+    _refuse_on_a_server(settings, "renamed")
     new = new.strip()
     src, dst = settings.collection_path(old), settings.collection_path(new)
     if dst.exists():
@@ -45,6 +65,7 @@ def rename_collection(settings: Settings, old: str, new: str) -> str:
 
 
 def delete_collection(settings: Settings, name: str) -> None:
+    _refuse_on_a_server(settings, "deleted")
     path = settings.collection_path(name)
     for suffix in SIDE_FILES:
         path.with_name(path.name + suffix).unlink(missing_ok=True)
@@ -62,6 +83,8 @@ class CollectionsPanel(QWidget):
         self.settings = settings
         self.busy = busy  # name -> True while a worker uses that collection
         title = QLabel("<b>Collections</b>")
+        self.where = QLabel("")
+        self.where.setWordWrap(True)
         self.list = QListWidget()
         self.list.currentItemChanged.connect(lambda item, _p: item is not None and self.selected.emit(item.text()))
         self.new_button = QPushButton("New…")
@@ -76,12 +99,22 @@ class CollectionsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(title)
+        layout.addWidget(self.where)
         layout.addWidget(self.list, 1)
         layout.addLayout(buttons)
 
-    def reload(self, select: str | None = None) -> None:
+    def reload(self, select: str | None = None) -> bool:
+        """List the collections again; False (the list empty, the reason sent to ``failed``) when
+        they cannot be read, e.g. the team server is not there."""
         current = select or self.current()
-        names = self.settings.list_collections()
+        self.where.setText(where_collections_live(self.settings))
+        for button in (self.rename_button, self.delete_button):
+            button.setEnabled(not self.settings.store)
+        try:
+            names, read = collection_names(self.settings), True
+        except K2Error as exc:
+            names, read = [], False
+            self.failed.emit(str(exc))
         self.list.blockSignals(True)
         self.list.clear()
         for name in names:
@@ -90,6 +123,7 @@ class CollectionsPanel(QWidget):
         if names:
             target = current if current in names else names[0]
             self.list.setCurrentRow(names.index(target))  # emits ``selected``
+        return read
 
     def current(self) -> str | None:
         item = self.list.currentItem()
@@ -123,7 +157,7 @@ class CollectionsPanel(QWidget):
     def _guard(self, action, *args) -> None:
         try:
             action(*args)
-        except (UsageError, OSError) as exc:
+        except (K2Error, OSError) as exc:  # K2Error: also a team server that cannot be reached
             self.failed.emit(str(exc))
 
     def ask_create(self) -> None:

@@ -1,4 +1,4 @@
-"""Settings: the model file, GPU layers, threads, summarizer backend and data folder."""
+"""Settings: the model file, GPU layers, threads, summarizer backend, data folder and team server."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from k2desk.config import BUILD_PROFILES, GRAPH_EXTRACTORS, SUMMARIZER_BACKENDS, Settings
 from k2desk.errors import K2Error, UsageError
 from k2desk.runtime.models import ModelStore
+from k2desk.store.address import check_server_address
 
 
 def _mib(size: int) -> str:
@@ -94,6 +95,10 @@ class SettingsDialog(QDialog):
         data_row = QHBoxLayout()
         data_row.addWidget(self.data_folder, 1)
         data_row.addWidget(browse_data)
+        self.store = QLineEdit(settings.store)
+        self.store.setPlaceholderText("none: collections on this computer")
+        self.store.setToolTip("A PostgreSQL server with pgvector that keeps a team's collections, e.g. "
+                              "postgresql://ann@db.example/team; keep its password in ~/.pgpass or PGPASSWORD")
 
         form = QFormLayout()
         form.addRow("Model (GGUF)", model_row)
@@ -104,6 +109,7 @@ class SettingsDialog(QDialog):
         form.addRow("Graph extractor", self.graph_extractor)
         form.addRow("Index profile", self.profile)
         form.addRow("Data folder", data_row)
+        form.addRow("Team server", self.store)
         form.addRow("Models folder", QLabel(str(settings.models_dir)))
         self.error = QLabel("")
         self.error.setStyleSheet("color: #b3261e;")
@@ -153,7 +159,10 @@ class SettingsDialog(QDialog):
         home = Path(self.data_folder.text().strip() or str(self.settings.home)).expanduser()
         new = replace(self.settings, llm=llm, gpu_layers=self.gpu_layers.value(), threads=self.threads.value() or None,
                       summarizer=self.summarizer.currentText(), graph_extractor=self.graph_extractor.currentText(),
-                      llm_url=self.llm_url.text().strip(), build_profile=self.profile.currentText(), home=home)
+                      llm_url=self.llm_url.text().strip(), build_profile=self.profile.currentText(), home=home,
+                      store=self.store.text().strip())
+        if new.store:
+            check_server_address(new.store)  # its form only: the dialog does not wait on the network
         if not new.llm_url:
             ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
         try:
