@@ -74,7 +74,7 @@ class Settings:
     check_llm: str = "auto"
     # the model that writes the final answer of an open question (methods/reader.py), chosen like
     # ``check_llm``: "auto" is CHECK_LLM when it is prepared and ``llm`` is the default, else ``llm``.
-    # Measured on the three dev collections (docs/eval/three-15b): see the README's table
+    # Measured: docs/eval/README.md (sample60-15b, wiki68-15b) and docs/eval/abstain/
     reader_llm: str = "auto"
     gpu_layers: int = -1  # -1: offload every layer when the runtime was built with a GPU backend
     threads: Optional[int] = None

@@ -22,7 +22,7 @@ def engine(tmp_path, models_dir, folder):
 
 
 def test_every_name_in_the_table_makes_its_method(engine):
-    assert METHOD_NAMES[0] == "k2rag" and len(set(METHOD_NAMES)) == len(METHOD_NAMES) == 15
+    assert METHOD_NAMES[0] == "k2rag" and len(set(METHOD_NAMES)) == len(METHOD_NAMES) == 16
     for name in METHOD_NAMES:
         method = engine.method(name)
         assert method.name == name, (name, type(method).__name__)
