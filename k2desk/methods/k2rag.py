@@ -8,8 +8,8 @@
     are summarized again;
 (E) the final answer from kg_summary + the summarized sub-answers, with the generation prompt.
 
-Two variants share this code. ``k2rag-paper`` is the flow above as published. ``k2rag`` (the
-default) is the same flow where a small model breaks it, measured in docs/eval/: the paper's
+Three variants share this code. ``k2rag-paper`` is the flow above as published. ``k2rag-steps``
+is the same flow where a small model breaks it, measured in docs/eval/: the paper's
 final answer never sees a passage, only summaries of summaries, and a 0.5B model loses the names
 on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
 
@@ -25,7 +25,13 @@ on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
   articles and checked by the model's Yes/No scores, and the answer is "Yes" when their mean
   support passes the reader's margin (reader.CLAIM_MARGIN).
 
-On a collection without a raw-text index both variants follow the paper's retrieval.
+``k2rag`` (the default) answers an open question in one model call: its best passages first, then
+step (A)'s KG results as found, read by the final reader. Steps (B)-(D) ask the small model to
+turn those results into sub-questions and sub-answers: five more calls that bought no answer
+measured (docs/eval/sample60-15b), while (A) costs no model call. Yes/no questions and summary
+requests go as in ``k2rag-steps``.
+
+On a collection without a raw-text index the variants follow the paper's retrieval.
 
 Our choices where the paper is silent: the graph and the stores of the summarized corpus are
 used when they exist (build profile), else those of the raw text; at most ``max_sub_questions``

@@ -60,10 +60,10 @@ def _kg(ctx: MethodContext) -> Method:  # the raw-text graph as in the paper, el
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("k2rag", _lazy("k2rag", "K2RAGMethod", max_sub_questions=0), (TEXT, SUMMARIES, SUMMARY_GRAPH),
                "K²RAG adapted where a small model needs help: the question's passages and its graph results read in one call"),
-    MethodSpec("k2rag-steps", _lazy("k2rag", "K2RAGMethod", name="k2rag-steps"), (TEXT, SUMMARIES, SUMMARY_GRAPH),
-               "K²RAG's five steps with sub-questions, every answer read by the reader"),
     MethodSpec("k2rag-paper", _lazy("k2rag", "K2RAGMethod", paper=True), (SUMMARIES, SUMMARY_GRAPH),
                "K²RAG exactly as published"),
+    MethodSpec("k2rag-steps", _lazy("k2rag", "K2RAGMethod", name="k2rag-steps"), (TEXT, SUMMARIES, SUMMARY_GRAPH),
+               "K²RAG's five steps with sub-questions, every answer read by the reader"),
     MethodSpec("semantic", _naive("semantic"), (TEXT,), "dense retrieval over the raw text (λ = 1), read by the reader"),
     MethodSpec("keyword", _naive("keyword"), (TEXT,), "BM25 / TF-IDF retrieval over the raw text (λ = 0), read by the reader"),
     MethodSpec("hybrid", _naive("hybrid"), (TEXT,), "dense and sparse mixed (λ = 0.8), read by the reader"),
