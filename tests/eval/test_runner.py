@@ -37,6 +37,11 @@ class IndexReport:
         self.added, self.updated, self.skipped, self.failed, self.removed = added, 0, 40 - added, [], 0
 
 
+# a short answer the reader declined, as its trace records it
+DECLINED = {"form": "abstain", "kind": "factoid", "candidate": "Harwick", "coverage": {"score": 0.9, "missing": []},
+            "answer_support": {"score": 0.7, "missing": []}, "verify": -0.3}
+
+
 class FakeEngine:
     def __init__(self, collection, fail_on=None, added=40):
         self.collection, self.fail_on, self.added = collection, fail_on, added
@@ -55,7 +60,8 @@ class FakeEngine:
             raise ModelError("model file not found")
         return Answer(question=question, method=method, answer="Yes" if method == "semantic" else "Insufficient information.",
                       sources=[Source("doc-a", 0, 0.9, "t"), Source("doc-a", 1, 0.8, "t"), Source("doc-b", 0, 0.7, "t")],
-                      llm=LLMUsage(calls=1, prompt_tokens=50, completion_tokens=3), timings={"total": 0.01})
+                      llm=LLMUsage(calls=1, prompt_tokens=50, completion_tokens=3), timings={"total": 0.01},
+                      trace={"reader": DECLINED} if method == "keyword" else {})
 
     def close(self):
         self.closed = True
@@ -97,6 +103,10 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     assert meta["commits"] == [runner.source_state()]  # the code the answers came from
     null_row = next(r for r in rows if r["question_type"] == "null_query" and r["method"] == "keyword")
     assert null_row["prediction"] == "Insufficient information." and "gold" not in null_row and "query" not in null_row
+    # the reader's decision kept with its scores, so a threshold can be re-decided from the rows
+    assert {k: null_row[k] for k in ("reader_form", "candidate", "coverage", "answer_support", "verify")} == \
+        {"reader_form": "abstain", "candidate": "Harwick", "coverage": 0.9, "answer_support": 0.7, "verify": -0.3}
+    assert "verify" not in first and "candidate" not in first
     questions = {q.id: q for q in load_questions(BENCH / "queries_sample.jsonl")}
     kept = (out / R.RESULTS_FILE).read_text()
     assert not any(questions[r["id"]].query in kept for r in rows)  # results hold no benchmark text
