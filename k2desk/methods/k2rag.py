@@ -27,8 +27,9 @@ on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
 
 ``k2rag`` (the default) answers an open question in one model call: its best passages first, then
 step (A)'s KG results as found, read by the final reader. Steps (B)-(D) ask the small model to
-turn those results into sub-questions and sub-answers: five more calls that bought no answer
-measured (docs/eval/sample60-15b), while (A) costs no model call. Yes/no questions and summary
+turn those results into sub-questions and sub-answers: six more calls that bought one answer in
+60 on the MultiHop-RAG sample at 1.6x the seconds (docs/eval/sample60-steps), while (A) costs no
+model call. Yes/no questions and summary
 requests go as in ``k2rag-steps``.
 
 On a collection without a raw-text index the variants follow the paper's retrieval.
@@ -136,7 +137,7 @@ class K2RAGMethod(MethodBase):
         """An open question in one model call (``k2rag``, ``max_sub_questions`` 0): step (A)'s
         knowledge-graph results are read as they are, after the question's best passages, by
         the final reader. Steps (B)-(D) turn the same graph results into sub-questions with the
-        small model; measured, they bought no answer (docs/eval/) and cost five model calls."""
+        small model: six more calls for one answer in 60 (docs/eval/sample60-steps)."""
         ctx = self.ctx
         progress("kg search", 0, 2)
         graph_source = self._source("graph")
