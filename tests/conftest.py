@@ -80,6 +80,20 @@ def postgres_server():
     yield from start_postgres()
 
 
+@pytest.fixture
+def prefix(postgres_server):
+    """A prefix for the names of this test's collections on the session's server; they are dropped after it."""
+    import uuid
+
+    import psycopg
+
+    name = "t" + uuid.uuid4().hex[:10]
+    yield name
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (name + "\\_%",)):
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def backend(request, tmp_path):
     """Each collection backend in turn: ``backend.open()`` is a new collection on it."""

@@ -24,18 +24,6 @@ GOOD = {"lighthouse.txt", "recipes.md", "report.pdf", "minutes.docx", "garden.ht
 BAD = {"corrupt.pdf", "binary.txt", "empty.txt"}
 
 
-@pytest.fixture
-def prefix(postgres_server):
-    """A prefix for the names of this test's collections on the session's server; they are dropped after it."""
-    import psycopg
-
-    name = "t" + uuid.uuid4().hex[:10]
-    yield name
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (name + "\\_%",)):
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 def settings_for(home: Path, models_dir: Path, store: str = "", **more) -> Settings:
     return Settings(home=home, models_dir=models_dir, llm="smollm2-135m", threads=2, gpu_layers=0,
                     summarizer="extractive", graph_extractor="fast", store=store, **more)

