@@ -132,6 +132,12 @@ class K2RAGMethod(MethodBase):
             return
         self._flow(question, result, timer, progress, cancel, reader, passages)
 
+    def _kg_search(self, question: str, graph_source: str):
+        """Step (A): the question's knowledge-graph results, within KG_BUDGET_TOKENS."""
+        ctx = self.ctx
+        return KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
+                                                       k_sources=ctx.settings.top_k, count_tokens=ctx.llm.count_tokens)
+
     def _graph_read(self, question: str, passages: list, reader: Reader, result: Answer, timer: Timer,
                     progress: Progress, cancel: CancelToken) -> None:
         """An open question in one model call (``k2rag``, ``max_sub_questions`` 0): step (A)'s
@@ -142,8 +148,7 @@ class K2RAGMethod(MethodBase):
         progress("kg search", 0, 2)
         graph_source = self._source("graph")
         with timer("kg_search"):
-            kg = KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
-                                                         k_sources=ctx.settings.top_k, count_tokens=ctx.llm.count_tokens)
+            kg = self._kg_search(question, graph_source)
         cancel.check()
         progress("final answer", 1, 2)
         with timer("final_answer"):
@@ -195,8 +200,7 @@ class K2RAGMethod(MethodBase):
         progress("kg search", 0, steps)
         graph_source = self._source("graph")
         with timer("kg_search"):
-            kg = KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
-                                                         k_sources=settings.top_k, count_tokens=llm.count_tokens)
+            kg = self._kg_search(question, graph_source)
         cancel.check()
         # (B) summary of the KG results
         progress("kg summary", 1, steps)

@@ -203,12 +203,12 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
-            if self.verify:
-                trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if after.score < SUPPORT_MIN:
                 reason = ("the passages do not hold the answer" if not after.found_answer else
                           "the sentences that hold the answer do not mention " + ", ".join(after.missing))
                 return self._not_in_documents({**trace, "candidate": text}, reason, context)
+            if self.verify:  # asked only of an answer the words support: the model call is not spent on a decline
+                trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if trace.get("verify", VERIFY_MIN) < VERIFY_MIN:
                 return self._not_in_documents({**trace, "candidate": text},
                                               "the passages do not say that this is the answer", context)

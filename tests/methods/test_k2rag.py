@@ -65,7 +65,7 @@ def test_k2rag_reads_passages_and_graph_results_in_one_call(engine):
     assert t["kg_results"] and t["final_context"].index("Entities:") > t["final_context"].index(first.title)
     assert "sub_questions" not in t and "kg_summary" not in t
     assert t["reader"]["kind"] == "factoid" and (t["reader"]["form"] == "open") == _kept(t["reader"])
-    assert answer.llm.calls == 2  # the answer, and the check that the passages say it
+    assert answer.llm.calls == 1 + ("verify" in t["reader"])  # the answer, and its check when the words support it
     assert answer.sources[0].chunk_id == first_id
 
 
