@@ -41,7 +41,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, strict_match  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN, VERIFY_MIN  # noqa: E402
+from k2desk.methods.reader import COVERAGE_MIN, keeps  # noqa: E402
 from k2desk.methods.support import answer_support, coverage  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -191,26 +191,27 @@ def cmd_report(args: argparse.Namespace) -> None:
             separation = auc([r["verify"] for r in verified if r["answerable"] and r["right"]],
                              [r["verify"] for r in verified if not r["answerable"]])
             print(f"  verify AUC, right answers vs unanswerable questions' answers: {separation:.3f} (n={len(verified)})")
-            print("  VERIFY_MIN  unanswerable declined  answerable declined  right answers declined")
-            for t in (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0):
+            print("  CHECK_MIN  unanswerable declined  answerable declined  right answers declined"
+                  "  (decline: verify + support below it)")
+            for t in (0.5, 1.0, 1.2, 1.4, 1.6, 2.0, 2.5):
                 for r in rows:
-                    r["declined_t"] = r["declined_support"] or (r.get("verify") is not None and r["verify"] < t)
+                    v, s = r.get("verify"), r.get("support_now")
+                    r["declined_t"] = r["declined"] if v is None or s is None else v + s < t
                 neg = [r for r in rows if not r["answerable"]]
                 pos = [r for r in rows if r["answerable"]]
-                print(f"  {t:10.1f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
+                print(f"  {t:9.1f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
                       f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
                       f"{sum(r['declined_t'] for r in right)} of {len(right)}")
 
 
 def redecide(work: Path, rows: list[dict]) -> list[dict]:
     """Each row's decision under this code's rule: a short answer the model gave (the recorded
-    candidate) is declined when its support is below SUPPORT_MIN or the model's check of it (the
-    recorded ``verify``) below VERIFY_MIN; declines before the model and other forms stay as
-    recorded."""
+    candidate) is declined when ``reader.keeps`` says so: its support with the model's check of it
+    (the recorded ``verify``) below CHECK_MIN, or its support alone below SUPPORT_MIN where no check
+    was recorded; declines before the model and other forms stay as recorded."""
     engines: dict[str, Engine] = {}
     qs = {q["id"]: q for q in questions()}
     for r in rows:
-        r["declined_support"] = r["declined"]
         if r["form"] != "factoid" or r["coverage"] is None or r["candidate"].startswith("Not in your documents"):
             continue
         if is_abstention(r["candidate"]):
@@ -219,8 +220,8 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
         retriever = engine.method("evidence").ctx.retriever("text")  # type: ignore[attr-defined]
         form = ask_form(qs[r["id"]]["question"])
         s = answer_support(form.text, r["candidate"], retriever.evidence_search(form.text, k=10), retriever.sparse)
-        r["support_now"], r["declined_support"] = s.score, s.score < SUPPORT_MIN
-        r["declined"] = r["declined_support"] or (r.get("verify") is not None and r["verify"] < VERIFY_MIN)
+        r["support_now"] = s.score
+        r["declined"] = not keeps(s.score, r.get("verify"))
     for e in engines.values():
         e.close()
     return rows

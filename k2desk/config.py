@@ -91,7 +91,7 @@ class Settings:
     # "not in your documents" comes from the evidence alone (measured both ways: docs/eval/abstain/)
     outlet_rule: bool = True
     # ask the model that wrote a short answer whether the evidence says it, and decline below
-    # reader.VERIFY_MIN: "auto" when that model is CHECK_LLM (the one the threshold was measured
+    # reader.CHECK_MIN: "auto" when that model is CHECK_LLM (the one the threshold was measured
     # with: docs/eval/abstain/), "on", or "off"
     verify_answers: str = "auto"
     # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL

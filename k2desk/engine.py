@@ -62,7 +62,7 @@ def reader_llm_name(settings: Settings) -> str:
 
 def verify_answers(settings: Settings) -> bool:
     """Whether a short answer is checked by its model (Settings.verify_answers): "auto" where the
-    reader is the model VERIFY_MIN was measured with."""
+    reader is the model CHECK_MIN was measured with."""
     if settings.verify_answers != "auto":
         return settings.verify_answers == "on"
     return not settings.llm_url and reader_llm_name(settings) == CHECK_LLM

@@ -20,8 +20,9 @@ Definitions (also written into every report):
     word of the normalized prediction has the same polarity;
   * otherwise (KG-RAG paper): correct iff prediction and gold share at least one normalized word.
 - content words (``content_words``): the normalized words (``normalize_answer``, each dash read
-  as a space first, so "Bankman-Fried" is "bankman fried") that are not in ``STOP_WORDS``, a
-  small English list of function words; numbers are content words.
+  as a space first, so "Bankman-Fried" is "bankman fried"; a number word up to twenty as its
+  digits, so "seven" is "7") that are not in ``STOP_WORDS``, a small English list of function
+  words; numbers are content words.
 - gold-token recall (``gold_token_recall``): the share of the gold's distinct content words that
   are among the prediction's words (normalized the same way); a gold without content words
   scores its exact match.
@@ -119,9 +120,16 @@ def _dashes_as_spaces(text: Optional[str]) -> str:
     return "".join(" " if unicodedata.category(ch) == "Pd" else ch for ch in (text or ""))
 
 
+# A number written as a word is the number: "seven" for "7" is the same answer.
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+
+
 def _words(text: Optional[str]) -> list[str]:
-    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space."""
-    return normalize_answer(_dashes_as_spaces(text)).split()
+    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space and each
+    number word up to twenty as its digits (``NUMBER_WORDS``)."""
+    return [NUMBER_WORDS.get(w, w) for w in normalize_answer(_dashes_as_spaces(text)).split()]
 
 
 def content_words(text: Optional[str]) -> list[str]:

@@ -25,12 +25,13 @@ on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
   articles and checked by the model's Yes/No scores, and the answer is "Yes" when their mean
   support passes the reader's margin (reader.CLAIM_MARGIN).
 
-``k2rag`` (the default) answers an open question in one model call: its best passages first, then
-step (A)'s KG results as found, read by the final reader. Steps (B)-(D) ask the small model to
-turn those results into sub-questions and sub-answers: six more calls that bought one answer in
-60 on the MultiHop-RAG sample at 1.6x the seconds (docs/eval/sample60-steps), while (A) costs no
-model call. Yes/no questions and summary
-requests go as in ``k2rag-steps``.
+``k2rag`` (the default) answers an open question in one model call from its best passages.
+What the graph adds to that answer was measured on the same code and found to be nothing: steps
+(B)-(D) (six more calls) bought one answer in 60 on the MultiHop-RAG sample at 1.6x the seconds
+(docs/eval/sample60-steps), and step (A)'s KG results read after the passages in the same call
+lost answers on both collections where it was measured, at +5 s each (docs/eval/sample60-evidence,
+wiki68-evidence). The corpus summaries answer summary requests (step 1 of the paper, shown to the
+person: summaries.py); yes/no questions and summary requests go as in ``k2rag-steps``.
 
 On a collection without a raw-text index the variants follow the paper's retrieval.
 
@@ -72,8 +73,8 @@ SUB_QUESTION_TOKENS = 48
 
 class K2RAGMethod(MethodBase):
     def __init__(self, ctx: MethodContext, max_sub_questions: int = 3, paper: bool = False, name: str = "") -> None:
-        """``max_sub_questions`` 0 (``k2rag``): an open question's graph results are read in one
-        call (``_graph_read``); above 0, steps (B)-(E) with that many sub-questions."""
+        """``max_sub_questions`` 0 (``k2rag``): an open question is read from its passages in one
+        call; above 0, steps (A)-(E) with that many sub-questions."""
         self.ctx = ctx
         self.max_sub_questions = max_sub_questions
         self.paper = paper
@@ -112,15 +113,12 @@ class K2RAGMethod(MethodBase):
         elif reading is None:
             with timer("retrieve"):
                 passages = retriever.evidence_search(form.text, k=self.ctx.settings.top_k)
-            if form.kind in ("summary", "multi") or not passages:
-                # a summary comes from the corpus summaries, each part of a multi-part question is
-                # answered on its own passages: neither is one question for the graph steps
+            if form.kind in ("summary", "multi") or not passages or not self.max_sub_questions:
+                # ``k2rag``: the question's passages, read once; a summary comes from the corpus
+                # summaries, each part of a multi-part question is answered on its own passages
                 with timer("final_answer"):
                     reading = reader.read(question, passages, lambda t, o, k: retriever.evidence_search(t, k=k, outlet=o),
                                           usage=result.llm, on_token=self.ctx.on_token, cancel=cancel)
-            elif not self.max_sub_questions:
-                self._graph_read(question, passages, reader, result, timer, progress, cancel)
-                return
             else:
                 reading = reader.not_supported(form, passages)
         if reading is not None:
@@ -137,29 +135,6 @@ class K2RAGMethod(MethodBase):
         ctx = self.ctx
         return KGSearcher(ctx.db, ctx.embedder).search(question, graph_source, budget_tokens=KG_BUDGET_TOKENS,
                                                        k_sources=ctx.settings.top_k, count_tokens=ctx.llm.count_tokens)
-
-    def _graph_read(self, question: str, passages: list, reader: Reader, result: Answer, timer: Timer,
-                    progress: Progress, cancel: CancelToken) -> None:
-        """An open question in one model call (``k2rag``, ``max_sub_questions`` 0): step (A)'s
-        knowledge-graph results are read as they are, after the question's best passages, by
-        the final reader. Steps (B)-(D) turn the same graph results into sub-questions with the
-        small model: six more calls for one answer in 60 (docs/eval/sample60-steps)."""
-        ctx = self.ctx
-        progress("kg search", 0, 2)
-        graph_source = self._source("graph")
-        with timer("kg_search"):
-            kg = self._kg_search(question, graph_source)
-        cancel.check()
-        progress("final answer", 1, 2)
-        with timer("final_answer"):
-            reading = reader.open(question, passages, [kg.text] if kg.text else [], usage=result.llm,
-                                  on_token=ctx.on_token, cancel=cancel)
-        progress("final answer", 2, 2)
-        result.answer = reading.answer
-        shown = {h.chunk.id for h in passages}
-        result.sources = [h.source() for h in passages] + [s for s in kg.sources if s.chunk_id not in shown][: ctx.settings.top_k]
-        result.trace = {"graph_source": graph_source, **kg.to_trace(), "final_context": reading.context,
-                        "reader": reading.trace}
 
     def _claims(self, reader: Reader, question: str, result: Answer, timer: Timer, progress: Progress,
                 cancel: CancelToken) -> Reading:

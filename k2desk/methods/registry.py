@@ -59,7 +59,7 @@ def _kg(ctx: MethodContext) -> Method:  # the raw-text graph as in the paper, el
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("k2rag", _lazy("k2rag", "K2RAGMethod", max_sub_questions=0), (TEXT, SUMMARIES, SUMMARY_GRAPH),
-               "K²RAG adapted where a small model needs help: the question's passages and its graph results read in one call"),
+               "K²RAG adapted where a small model needs help: its summaries, an open question read from its passages in one call"),
     MethodSpec("k2rag-paper", _lazy("k2rag", "K2RAGMethod", paper=True), (SUMMARIES, SUMMARY_GRAPH),
                "K²RAG exactly as published"),
     MethodSpec("k2rag-steps", _lazy("k2rag", "K2RAGMethod", name="k2rag-steps"), (TEXT, SUMMARIES, SUMMARY_GRAPH),

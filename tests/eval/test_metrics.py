@@ -155,6 +155,9 @@ def test_content_words_and_gold_token_recall():
     ("Jennifer", "Jennifer Parker", True, False),
     ("13 episodes", "13", True, True),
     ("10", "13", False, False),
+    ("7", "seven", False, True),  # a number word is the number (overlap compares the words as written)
+    ("Seven episodes", "7", False, True),
+    ("7", "seventh season", False, False),
     ("2018", "April 25 , 2018", True, False),  # the year alone is not the date
     ("It started on April 25, 2018.", "April 25 , 2018", True, True),
     ("1,000 people", "1000", True, True),  # a thousands separator is punctuation

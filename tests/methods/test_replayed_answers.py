@@ -66,14 +66,11 @@ def names(answer):
     return [Path(s.document).name for s in answer.sources]
 
 
-def test_k2rag_names_the_keeper_from_the_raw_text_and_its_graph_results(engine):
+def test_k2rag_names_the_keeper_from_the_raw_text(engine):
     answer = ask(engine, "Who is the current keeper of the Harwick Point lighthouse?", "k2rag")
     assert answer.answer == "Mirela Varga"
     trace = answer.trace
-    assert trace["graph_source"] == "summary"
-    assert trace["entities"][0]["name"] == "Harwick Point Lighthouse" and trace["entities"][0]["match"] == "name"
-    assert "built in 1887" in trace["kg_results"] and "keeper" in trace["keywords"]
-    assert "built in 1887" in trace["final_context"]  # the graph results are read after the passages
+    assert "Mirela Varga" in trace["final_context"] and "Entities:" not in trace["final_context"]
     assert "verify" not in trace["reader"]  # not asked of the 0.5B (Settings.verify_answers)
     assert names(answer)[0] == "lighthouse.txt" and answer.llm.calls == 1
 
