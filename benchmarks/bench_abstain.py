@@ -41,7 +41,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, strict_match  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import COVERAGE_MIN, keeps  # noqa: E402
+from k2desk.methods.reader import COVERAGE_MIN, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -208,10 +208,14 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
     """Each row's decision under this code's rule: a short answer the model gave (the recorded
     candidate) is declined when ``reader.keeps`` says so: its support with the model's check of it
     (the recorded ``verify``) below CHECK_MIN, or its support alone below SUPPORT_MIN where no check
-    was recorded; declines before the model and other forms stay as recorded."""
+    was recorded; an answer that says there is none ("None.") is declined in any form; declines
+    before the model and other forms stay as recorded."""
     engines: dict[str, Engine] = {}
     qs = {q["id"]: q for q in questions()}
     for r in rows:
+        if says_nothing(r["candidate"]):  # "None": the model found no answer (reader.says_nothing)
+            r["declined"] = True
+            continue
         if r["form"] != "factoid" or r["coverage"] is None or r["candidate"].startswith("Not in your documents"):
             continue
         if is_abstention(r["candidate"]):

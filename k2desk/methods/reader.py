@@ -205,6 +205,8 @@ class Reader:
                                    on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
         trace["evidence_tokens"] = llm.count_tokens(context)
+        if says_nothing(text):  # "None", "Not mentioned": the model found no answer in the passages
+            return self._not_in_documents({**trace, "candidate": text}, "the passages do not give an answer", context)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
@@ -278,6 +280,15 @@ class Reader:
         messages = [{"role": "user", "content": CLAIM_CHECK_PROMPT.format(context=context, claim=claim)}]
         scores = self.checker.first_token_logits(messages, YES_NO, usage=usage, cancel=cancel)
         return scores["yes"] - scores["no"]
+
+
+NOTHING = frozenset({"none", "n a", "na", "unknown", "not mentioned", "not specified", "not stated", "not given",
+                     "not provided", "not available", "no answer", "nothing", "not applicable"})
+
+
+def says_nothing(answer: str) -> bool:
+    """Whether a model's answer is a way of saying there is none ("None.", "N/A", "Not mentioned")."""
+    return " ".join("".join(c if c.isalnum() else " " for c in answer.lower()).split()) in NOTHING
 
 
 def keeps(support: float, verify: Optional[float] = None) -> bool:

@@ -103,3 +103,12 @@ def test_a_reader_model_writes_the_final_open_answer_and_only_that(engine, model
         out = other.ask("Who is the site manager of the Brennwald tunnel?", method="evidence")
         assert out.trace["reader"]["form"] == "open" and out.answer.strip()
         assert (answering.total.calls, reading.total.calls) == (before[0], before[1] + 1)
+
+
+def test_an_answer_that_says_there_is_none_is_not_an_answer():
+    from k2desk.methods.reader import says_nothing
+
+    for text in ("None", "None.", "N/A", "Not mentioned.", "unknown"):
+        assert says_nothing(text), text
+    for text in ("None of the above methods", "Nonesuch Press", "0", "No", "Henrike Albers"):
+        assert not says_nothing(text), text
