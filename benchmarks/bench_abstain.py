@@ -21,7 +21,7 @@ from ../shared/bench by id).
 
     python benchmarks/bench_abstain.py coverage --work /tmp/abstain
     python benchmarks/bench_abstain.py answers --work /tmp/abstain --method hybrid --limit 40
-    python benchmarks/bench_abstain.py report --work /tmp/abstain
+    python benchmarks/bench_abstain.py report --work /tmp/abstain [--runs docs/eval/wiki68-evidence ...]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, strict_match  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import COVERAGE_MIN, keeps, says_nothing  # noqa: E402
+from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -202,6 +202,25 @@ def cmd_report(args: argparse.Namespace) -> None:
                 print(f"  {t:9.1f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
                       f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
                       f"{sum(r['declined_t'] for r in right)} of {len(right)}")
+    report_runs(args.runs, golds)
+
+
+def report_runs(runs: list[str], golds: dict[str, str]) -> None:
+    """For each eval run's checked short answers (rows with ``answer_support`` and ``verify``), how
+    many right candidates (strict judge) each CHECK_MIN would decline, and how many wrong ones."""
+    for run in runs:
+        rows = [json.loads(line) for line in (Path(run) / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+        scored = [r for r in rows if r.get("answer_support") is not None and r.get("verify") is not None]
+        for r in scored:
+            r["right"] = strict_match(r.get("candidate") or r["prediction"], golds[str(r["id"])])
+        right = [r for r in scored if r["right"]]
+        print(f"{run}: {len(scored)} checked short answers, {len(right)} right (candidate before any decline)")
+        print("  CHECK_MIN  right declined  wrong declined   (support < SUPPORT_MIN or verify < 0.5: "
+              f"{sum(r['answer_support'] < SUPPORT_MIN or r['verify'] < 0.5 for r in right)} right, "
+              f"{sum(r['answer_support'] < SUPPORT_MIN or r['verify'] < 0.5 for r in scored if not r['right'])} wrong)")
+        for t in (1.0, 1.2, 1.4, 1.6, 2.0):
+            print(f"  {t:9.1f}  {sum(r['verify'] + r['answer_support'] < t for r in right):14d}  "
+                  f"{sum(r['verify'] + r['answer_support'] < t for r in scored if not r['right']):14d}")
 
 
 def redecide(work: Path, rows: list[dict]) -> list[dict]:
@@ -237,6 +256,10 @@ def main() -> None:
     for name in ("coverage", "answers", "report"):
         s = sub.add_parser(name)
         s.add_argument("--work", required=True)
+        if name == "report":
+            s.add_argument("--runs", nargs="*", default=[],
+                           help="eval run folders (docs/eval/...) whose rows keep the checks' scores: their right "
+                                "candidates declined under each CHECK_MIN")
         if name == "answers":
             s.add_argument("--method", default="k2rag")
             s.add_argument("--limit", type=int, default=20, help="answerable questions per dev collection")
