@@ -146,6 +146,9 @@ def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_d
         reports, counts, seconds, ask = _run_together(tmp_path, models_dir, folder, f"{prefix}_shared",
                                                       counter(f"{prefix}_shared"), postgres_server)
         _check(reports, counts, reference, ask, seconds, "postgresql")
+        from tests.store.backends import with_collection
+
+        assert problems(with_collection(postgres_server, f"{prefix}_shared")) == []
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as conn:
             for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "\\_%",)):
@@ -203,8 +206,7 @@ def test_a_claim_dies_with_its_process(store, tmp_path, models_dir, request):
         assert report["built"] == {"text": DOCS}
         assert counts["documents"] == counts["document_stages"] == DOCS
         assert counts["chunks"] == counts["vec_chunks"] == counts["sparse_text"] > 0
-        if store == "sqlite":
-            assert problems(Path(address)) == []
+        assert problems(Path(address) if store == "sqlite" else address) == []
     finally:
         for proc in (claimer, indexer):
             if proc is not None and proc.poll() is None:

@@ -1,6 +1,7 @@
-"""Crash safety: a real `k2desk index PATH` killed with SIGKILL at random points, re-run each time.
+"""Crash safety: a real `k2desk index PATH` killed with SIGKILL at random points, re-run each time,
+on a collection file and on a collection of a PostgreSQL server (the tests' server, backends.py).
 
-Every kill must leave a consistent file (integrity_check, no duplicate or orphan row in any
+Every kill must leave a consistent collection (integrity_check, no duplicate or orphan row in any
 table, no partial stage), the re-run of the same command must keep every stage finished before
 the kill (only the one stage in flight is redone), and the final state must equal an
 uninterrupted run's. The profile is the default one (text index, summaries, their index and
@@ -18,7 +19,10 @@ import sys
 import time
 from pathlib import Path
 
-from tests.store.invariants import dump, open_readonly, problems, stages
+import pytest
+
+from k2desk.errors import StoreError
+from tests.store.invariants import dump, problems, stages
 
 KILLS = 5
 STAGES = ("text", "summary", "summary_index", "graph_summary")
@@ -42,60 +46,93 @@ def _write_corpus(folder: Path) -> None:
         (folder / f"doc{i}.txt").write_text(body, encoding="utf-8")
 
 
-def _home(tmp_path: Path, name: str) -> Path:
+def _home(tmp_path: Path, name: str, server: str = "") -> Path:
     home = tmp_path / name
     home.mkdir()
     # the LLM graph extractor: stages long enough for the kills to land inside them (the fast one
     # finishes the whole corpus before most of the planned kills)
     (home / "settings.json").write_text(json.dumps({"build_profile": "default", "summarizer": "extractive", "graph_extractor": "llm",
-                                                    "llm": "smollm2-135m", "threads": 2}))
+                                                    "llm": "smollm2-135m", "threads": 2, "store": server}))
     return home
 
 
-def _command(home: Path, folder: Path, models_dir: Path):
+def _command(home: Path, folder: Path, models_dir: Path, collection: str):
     env = {**os.environ, "K2DESK_HOME": str(home), "K2DESK_MODELS": str(models_dir)}
-    return [sys.executable, "-m", "k2desk", "index", str(folder), "--json"], env
+    return [sys.executable, "-m", "k2desk", "index", str(folder), "--collection", collection, "--json"], env
 
 
-def _stage_count(db: Path) -> int:
-    if not db.exists():
-        return 0
+def _stages(address) -> dict:
+    """``stages``, empty before the first run made the collection."""
+    if isinstance(address, Path) and not address.exists():
+        return {}
     try:
-        conn = open_readonly(db)
-        try:
-            return next(conn.execute("SELECT count(*) FROM document_stages"))[0]
-        finally:
-            conn.close()
-    except Exception:  # noqa: BLE001 - the file is being created or migrated
+        return stages(address)
+    except StoreError as exc:
+        if str(exc).startswith("no collection"):
+            return {}
+        raise
+
+
+def _stage_count(address) -> int:
+    try:
+        return len(_stages(address))
+    except Exception:  # noqa: BLE001 - the collection is being created or migrated
         return 0
 
 
-def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, models_dir, tiny_llm_path):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """(server address or "", the address of collection NAME) for each backend; the server's
+    collections of the test are dropped after it."""
+    if request.param == "sqlite":
+        yield "", lambda home, name: home / "collections" / f"{name}.k2db"
+        return
+    import uuid
+
+    import psycopg
+
+    from tests.store.backends import with_collection
+
+    server = request.getfixturevalue("postgres_server")
+    prefix = "t" + uuid.uuid4().hex[:10]
+    yield server, lambda home, name: with_collection(server, f"{prefix}_{name}")
+    with psycopg.connect(server, autocommit=True) as conn:
+        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "\\_%",)):
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _collection(address) -> str:
+    """The --collection name of an address."""
+    return address.stem if isinstance(address, Path) else str(address).rsplit("collection=", 1)[1]
+
+
+def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, models_dir, tiny_llm_path, backend):
+    server, address = backend
     folder = tmp_path / "docs"
     _write_corpus(folder)
     total = len(TOPICS) * len(STAGES)
 
     # the reference: one uninterrupted run
-    ref_home = _home(tmp_path, "ref")
-    argv, env = _command(ref_home, folder, models_dir)
+    ref_home = _home(tmp_path, "ref", server)
+    ref_db = address(ref_home, "ref")
+    argv, env = _command(ref_home, folder, models_dir, _collection(ref_db))
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
-    ref_db = ref_home / "collections" / "default.k2db"
     assert len(stages(ref_db)) == total and problems(ref_db) == []
     reference = dump(ref_db, str(folder))
     assert reference["entities"] and reference["relation_mentions"], "the graph stage wrote nothing to compare"
 
     # the same command, killed at random points of its work, re-run after each kill
-    home = _home(tmp_path, "killed")
-    argv, env = _command(home, folder, models_dir)
-    db = home / "collections" / "default.k2db"
+    home = _home(tmp_path, "killed", server)
+    db = address(home, "killed")
+    argv, env = _command(home, folder, models_dir, _collection(db))
     seed = int(os.environ.get("K2DESK_KILL_SEED", "0")) or random.randrange(1 << 30)
     rng = random.Random(seed)
     plan = sorted(rng.sample(range(1, total), KILLS))  # kill once this many stages are recorded
     figures = []
     kills = 0
     while True:
-        before = stages(db) if db.exists() else {}
+        before = _stages(db)
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         target = max(plan[kills], len(before) + 1) if kills < KILLS and len(before) < total else None
         killed = False
@@ -119,6 +156,6 @@ def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, m
         kills += 1
         figures.append({"kill": kills, "stages_before": len(before), "stages_at_kill": len(after),
                         "stages_redone": len(redone), "in_flight": 1 if len(after) < total else 0})
-    print(json.dumps({"seed": seed, "kills": figures}))
+    print(json.dumps({"backend": "postgresql" if server else "sqlite", "seed": seed, "kills": figures}))
     assert kills >= KILLS
     assert dump(db, str(folder)) == reference

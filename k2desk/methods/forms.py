@@ -88,6 +88,8 @@ _WHOLE = re.compile(r"\b(?:this|the|my|our|these|all|whole|entire)\s+(?:(?:whole
 
 _EXPLAIN = re.compile(r"^(?:why|how\s+come|explain|describe|elaborate|detail|in\s+what\s+way|"
                       r"what\s+(?:caused|causes|led\s+to|leads\s+to|happened|happens|made|makes|drives|explains)\b|"
+                      r"what\s+(?:is|was|are|were)\s+the\s+(?:definition|meaning)\s+of\b|"
+                      r"what\s+(?:does|do|did)\s+(?:[\w'’\"\-]+\s+){1,6}?(?:mean|denote|refer\s+to|consist\s+of|stand\s+for|represent)\b|"
                       r"what\s+(?:is|was|are|were)\s+the\s+(?:reasons?|causes?|purpose|role|motivation|rationale|impact|"
                       r"effects?|consequences?|significance|idea|intuition|process|procedure|mechanism|approach)\b|"
                       r"tell\s+me\s+about|what(?:'s|\s+is|\s+was)\s+the\s+(?:link|connection|relationship|relation)\s+between|what\s+(?:do|does|did)\s+(?:\w+\s+){{1,6}}(?:say|think|write|report|argue)\s+about|"
@@ -95,10 +97,15 @@ _EXPLAIN = re.compile(r"^(?:why|how\s+come|explain|describe|elaborate|detail|in\
 # A plural noun ("datasets", "arrays"), not a verb or pronoun that ends in s ("does", "this")
 _PLURAL = (r"(?!(?:does|was|has|is|this|its|his|hers|yours|ours|theirs|less|us|yes|always|perhaps|sometimes|news|series|"
            r"species|physics|mathematics|economics|politics|whereas|unless|across|plus|thus)\b)\w+s\b(?<!ss)(?<!us)(?<!'s)")
+# A word before the noun a "what …s" question asks for ("what data simulation techniques"), not a
+# preposition, verb or determiner ("what percentage of homes", "what were their results")
+_MODIFIER = (r"(?!(?:of|in|on|at|for|to|by|from|with|about|do|does|did|is|are|was|were|has|have|had|the|their|its|his|her|"
+             r"this|that|these|those|a|an|can|could|will|would|should)\b)[\w\-]+")
 _LIST = re.compile(rf"^(?:list|enumerate|name\s+(?:all|the|every|some|each|\d+|two|three|four|five|any)|"
                    rf"give\s+(?:me\s+)?(?:a\s+)?list|what\s+are\s+(?:all\s+)?(?:the\s+)?(?!most\b|least\b|best\b)(?:\w+\s+){{0,3}}?{_PLURAL}"
                    rf"(?!\s+about)|which\s+(?:\w+\s+){{0,2}}?{_PLURAL}\s+(?:do|does|did|are|were|have|has|had|can|could|will|would|"
-                   rf"is|was|\w+ed\b|appear|mention|exist|use|run|take)|what\s+(?:\w+\s+)?{_PLURAL}\s+(?!of\b|and\b|or\b|is\b|was\b)\w+|"
+                   rf"is|was|\w+ed\b|appear|mention|exist|use|run|take)|what\s+(?:{_MODIFIER}\s+){{0,3}}?{_PLURAL}\s+(?!of\b|and\b|or\b|is\b|was\b)\w+|"
+                   rf"(?:what|which)\s+(?:kinds|types|sorts)\s+of\b|"
                    rf"who\s+are\s+(?:all\s+)?(?:the\s+)?(?:\w+\s+)?(?:people|persons|members|authors|"
                    rf"players|actors|characters|speakers|participants|founders|winners)|who\s+(?:else\s+)?(?:are|were)\s+(?!the\s+\w+(?<!s)\b))",
                    re.I)

@@ -1,5 +1,5 @@
 """What a question asks for, in a person's words (k2desk.methods.forms), measured on the
-hand-written set tests/methods/data/question_forms.jsonl (218 questions over the sample
+hand-written set tests/methods/data/question_forms.jsonl (225 questions over the sample
 documents, the fixtures and the three dev collections; data/README.md)."""
 
 import json

@@ -1,18 +1,25 @@
-"""What must hold in a collection file at any moment, even right after a SIGKILL, and a dump of
-its content that two runs can be compared by (ids and timestamps left out).
+"""What must hold in a collection at any moment, even right after a SIGKILL, and a dump of its
+content that two runs can be compared by (ids and timestamps left out), on either backend: a
+collection file (a path) or a collection on a PostgreSQL server (its address).
 
-Used by the crash test (tests/test_crash_resume.py) and the hostile-input test.
+Used by the crash test (tests/test_crash_resume.py), the concurrent indexers' test and the
+hostile-input test.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Union
 
 import apsw
+import numpy as np
 import sqlite_vec
+
+from k2desk.store.address import is_server_address, open_database
 
 VEC_TABLES = {"vec_chunks": "chunks", "vec_entities": "entities", "vec_relations": "relations", "vec_nodes": "hypernodes"}
 SPARSE = {"text": "sparse_text", "summary": "sparse_summary"}
+Address = Union[str, Path]
 
 
 # (what is wrong, a query counting the rows where it is): graph items mentioned somewhere,
@@ -44,24 +51,47 @@ def open_readonly(path: Path) -> apsw.Connection:
     return conn
 
 
-def _rows(conn: apsw.Connection, sql: str) -> list[tuple]:
-    return list(conn.execute(sql))
+class _Reader:
+    """Read-only queries on a collection of either backend (``?`` placeholders, as the store's)."""
+
+    def __init__(self, address: Address) -> None:
+        self.server = is_server_address(address)
+        self.db = open_database(address if self.server else Path(address), readonly=True)
+
+    def __call__(self, sql: str) -> list[tuple]:
+        return self.db.all(sql)
+
+    def has(self, table: str) -> bool:
+        return self.db.table_exists(table)
+
+    def sparse_ids(self, table: str) -> str:
+        return f"SELECT {'id' if self.server else 'rowid'} FROM {table}"
+
+    def vocabulary(self, table: str) -> str:
+        """Each term with the number of chunks it is in and its occurrences."""
+        if self.server:
+            return f"SELECT word, ndoc, nentry FROM ts_stat('SELECT terms FROM {table}') ORDER BY word"
+        return f"SELECT term, doc, cnt FROM {table}_vocab ORDER BY term"
+
+    def close(self) -> None:
+        self.db.close()
 
 
-def _has(conn: apsw.Connection, table: str) -> bool:
-    return bool(_rows(conn, f"SELECT 1 FROM sqlite_master WHERE name = '{table}'"))
+def _floats(value) -> tuple[float, ...]:
+    array = np.frombuffer(value, dtype=np.float32) if isinstance(value, (bytes, memoryview)) else np.asarray(value, float)
+    return tuple(round(float(x), 4) for x in array)
 
 
-def problems(path: Path) -> list[str]:
-    """Every broken invariant of the file, as readable lines (empty: consistent)."""
-    conn = open_readonly(path)
+def problems(address: Address) -> list[str]:
+    """Every broken invariant of the collection, as readable lines (empty: consistent)."""
+    q = _Reader(address)
     out: list[str] = []
-    q = lambda sql: _rows(conn, sql)  # noqa: E731
     try:
-        if (ic := q("PRAGMA integrity_check")) != [("ok",)]:
-            out.append(f"integrity_check: {ic[:3]}")
-        if fk := q("PRAGMA foreign_key_check"):
-            out.append(f"foreign keys: {fk[:3]}")
+        if not q.server:  # a server checks its pages and foreign keys on every write
+            if (ic := q("PRAGMA integrity_check")) != [("ok",)]:
+                out.append(f"integrity_check: {ic[:3]}")
+            if fk := q("PRAGMA foreign_key_check"):
+                out.append(f"foreign keys: {fk[:3]}")
         # chunks: one row per (document, source, profile, seq), each stage all or nothing
         if dup := q("SELECT document_id, source, profile, seq, count(*) FROM chunks GROUP BY 1, 2, 3, 4 HAVING count(*) > 1"):
             out.append(f"duplicate chunks: {dup[:3]}")
@@ -73,42 +103,42 @@ def problems(path: Path) -> list[str]:
                                           AND s.stage = '{stage}')"""):
                 out.append(f"{source}/{profile} chunks without their stage '{stage}' (partial write): documents {bad[:5]}")
         # dense and sparse rows: exactly the vec-profile chunks of their source
-        if _has(conn, "vec_chunks"):
+        if q.has("vec_chunks"):
             vec = {(i, s) for i, s in q("SELECT id, source FROM vec_chunks")}
             want = {(i, s) for i, s in q("SELECT id, source FROM chunks WHERE profile = 'vec'")}
             if vec != want:
                 out.append(f"vec_chunks differs from the chunks: {len(vec - want)} orphan, {len(want - vec)} missing")
         for source, table in SPARSE.items():
-            fts = {r[0] for r in q(f"SELECT rowid FROM {table}")}
+            fts = {r[0] for r in q(q.sparse_ids(table))}
             want = {r[0] for r in q(f"SELECT id FROM chunks WHERE profile = 'vec' AND source = '{source}'")}
             if fts != want:
                 out.append(f"{table} differs from the chunks: {len(fts - want)} orphan, {len(want - fts)} missing")
         for table, items in VEC_TABLES.items():
-            if table != "vec_chunks" and _has(conn, table):
+            if table != "vec_chunks" and q.has(table):
                 if bad := q(f"SELECT count(*) FROM {table} WHERE id NOT IN (SELECT id FROM {items})")[0][0]:
                     out.append(f"{bad} orphan rows in {table}")
         for message, sql in COUNT_CHECKS:
             if bad := q(sql)[0][0]:
                 out.append(f"{bad} {message}")
     finally:
-        conn.close()
+        q.close()
     return out
 
 
-def stages(path: Path) -> dict[tuple[str, str], float]:
+def stages(address: Address) -> dict[tuple[str, str], float]:
     """(document key, stage) -> when it was built."""
-    conn = open_readonly(path)
+    q = _Reader(address)
     try:
-        return {(k, s): t for k, s, t in _rows(conn, "SELECT d.key, s.stage, s.done_at FROM document_stages s "
-                                                       "JOIN documents d ON d.id = s.document_id")}
+        return {(k, s): t for k, s, t in q("SELECT d.key, s.stage, s.done_at FROM document_stages s "
+                                           "JOIN documents d ON d.id = s.document_id")}
     finally:
-        conn.close()
+        q.close()
 
 
-def dump(path: Path, root: str = "") -> dict[str, list]:
+def dump(address: Address, root: str = "") -> dict[str, list]:
     """The collection's content without ids, times or machine paths (``root`` is cut from keys)."""
-    conn = open_readonly(path)
-    q = lambda sql: [tuple(x.replace(root, "") if isinstance(x, str) else x for x in r) for r in _rows(conn, sql)]  # noqa: E731
+    reader = _Reader(address)
+    q = lambda sql: [tuple(x.replace(root, "") if isinstance(x, str) else x for x in r) for r in reader(sql)]  # noqa: E731
     try:
         out = {
             "documents": q("SELECT key, content_hash, status, coalesce(error, ''), coalesce(summary, '') FROM documents ORDER BY key"),
@@ -128,13 +158,13 @@ def dump(path: Path, root: str = "") -> dict[str, list]:
                                    "JOIN documents d ON d.id = m.document_id ORDER BY 1, 2, 3, 4"),
             "hypernodes": q("SELECT source, label, vector_key FROM hypernodes ORDER BY 1, 2"),
         }
-        if _has(conn, "vec_chunks"):  # vectors by the chunk they embed, rounded (same model, same text)
-            out["vectors"] = [(k, s, p, seq, tuple(round(float(x), 4) for x in memoryview(v).cast("f")))
+        if reader.has("vec_chunks"):  # vectors by the chunk they embed, rounded (same model, same text)
+            out["vectors"] = [(k, s, p, seq, _floats(v))
                               for k, s, p, seq, v in q("SELECT d.key, c.source, c.profile, c.seq, v.embedding FROM vec_chunks v "
                                                        "JOIN chunks c ON c.id = v.id JOIN documents d ON d.id = c.document_id "
                                                        "ORDER BY 1, 2, 3, 4")]
-        for table in SPARSE.values():  # the FTS rows: which chunks each term is in
-            out[table] = q(f"SELECT term, doc, cnt FROM {table}_vocab ORDER BY term")
+        for table in SPARSE.values():  # the sparse rows: which chunks each term is in
+            out[table] = q(reader.vocabulary(table))
         return out
     finally:
-        conn.close()
+        reader.close()
