@@ -205,7 +205,7 @@ class Reader:
                                    on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
         text = completion.text.strip() or ABSTAIN_ANSWER
         trace["evidence_tokens"] = llm.count_tokens(context)
-        if says_nothing(text):  # "None", "Not mentioned": the model found no answer in the passages
+        if check and says_nothing(text):  # "None", "Not mentioned": the model found no answer in the passages
             return self._not_in_documents({**trace, "candidate": text}, "the passages do not give an answer", context)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
