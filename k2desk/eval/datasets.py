@@ -87,6 +87,12 @@ def collection_name(corpus: Union[str, Path]) -> str:
     return "bench-" + digest.hexdigest()[:12]
 
 
+def stored_name(name: str, store: str) -> str:
+    """A bench collection's name where it lives: a server's collection names take no '-'
+    (``Settings.collection_address``), so ``bench_<hash>`` there, ``bench-<hash>`` in a file."""
+    return name.replace("-", "_") if store else name
+
+
 def _gold_option(options: list[str], label: Any) -> tuple[str, Optional[int]]:
     if isinstance(label, bool):  # bool is an int subclass: refuse it explicitly
         raise ValueError(f"gold_label {label!r} is not an index or a label")

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from k2desk.errors import UsageError
-from k2desk.eval.datasets import Question
+from k2desk.eval.datasets import Question, stored_name
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
 RESULTS_FILE = "retrieval.jsonl"
@@ -208,7 +208,7 @@ def retrieval_command(args: Any, settings: Any) -> int:
     out = Path(args.out).expanduser() if getattr(args, "out", None) else default_out_dir(settings, args.bench_dir)
     # retrieval needs the text stores only: build those, whatever the profile (more can come later)
     settings = replace(settings, build_profile="naive")
-    engine = Engine(settings, collection=bench.collection)
+    engine = Engine(settings, collection=stored_name(bench.collection, settings.store))
     cancel = CancelToken()
     try:
         with progress_bars(width=24, eta_window=600) as on_progress:

@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from k2desk.errors import Cancelled, K2Error, UsageError
 from k2desk.eval import metrics
-from k2desk.eval.datasets import Bench, Question, prepare
+from k2desk.eval.datasets import Bench, Question, prepare, stored_name
 from k2desk.eval.oracle import ORACLE, oracle_answer
 from k2desk.eval.report import RESULTS_FILE, RUN_FILE, read_meta, write_report
 from k2desk.methods.registry import METHOD_NAMES
@@ -434,7 +434,7 @@ def eval_command(args: Any, settings: Any) -> int:
     cancel = CancelToken()
 
     def factory(name: str) -> Engine:
-        return Engine(settings, collection=name)
+        return Engine(settings, collection=stored_name(name, settings.store))
 
     try:
         with progress_bars(width=24, eta_window=3600) as on_progress:

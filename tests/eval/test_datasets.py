@@ -113,3 +113,14 @@ def test_bad_input_is_a_usage_error(tmp_path):
         D.select([], limit=0)
     with pytest.raises(UsageError):
         D.assign_folds([], k=0)
+
+
+def test_a_bench_collection_on_a_server_takes_no_dash():
+    from k2desk.config import Settings
+
+    name = "bench-0123456789ab"
+    assert D.stored_name(name, "") == name  # a file keeps the name its earlier runs used
+    on_server = D.stored_name(name, "postgresql:///team")
+    assert on_server == "bench_0123456789ab"
+    settings = Settings(store="postgresql:///team")
+    assert settings.collection_address(on_server).endswith("collection=bench_0123456789ab")
