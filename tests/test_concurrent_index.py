@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -122,13 +121,15 @@ def test_two_indexers_and_a_question_on_one_sqlite_collection(tmp_path, models_d
     _check(reports, counts, reference, ask, seconds, "sqlite")
 
 
-def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_dir, tiny_llm_path, postgres_server):
+def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_dir, tiny_llm_path, postgres_server,
+                                                                prefix):
     pytest.importorskip("psycopg", reason="scripts/setup.sh installs k2desk[postgres]")
     import psycopg
 
+    from tests.store.backends import with_collection
+
     folder = tmp_path / "docs"
     _write_corpus(folder)
-    prefix = "t" + uuid.uuid4().hex[:10]
 
     def counter(schema: str):
         def count(home: Path, table: str) -> int:
@@ -138,21 +139,14 @@ def test_two_indexers_and_a_question_on_one_server_collection(tmp_path, models_d
                 return conn.execute(f'SELECT count(*) FROM "{schema}".{table}').fetchone()[0]
         return count
 
-    try:
-        ref = _home(tmp_path, "ref")
-        _reports([_index(ref, models_dir, folder, f"{prefix}_ref", postgres_server)])
-        reference = {t: counter(f"{prefix}_ref")(ref, t) for t in COUNTED}
-        assert reference["documents"] == DOCS and reference["document_stages"] == DOCS
-        reports, counts, seconds, ask = _run_together(tmp_path, models_dir, folder, f"{prefix}_shared",
-                                                      counter(f"{prefix}_shared"), postgres_server)
-        _check(reports, counts, reference, ask, seconds, "postgresql")
-        from tests.store.backends import with_collection
-
-        assert problems(with_collection(postgres_server, f"{prefix}_shared")) == []
-    finally:
-        with psycopg.connect(postgres_server, autocommit=True) as conn:
-            for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "\\_%",)):
-                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    ref = _home(tmp_path, "ref")
+    _reports([_index(ref, models_dir, folder, f"{prefix}_ref", postgres_server)])
+    reference = {t: counter(f"{prefix}_ref")(ref, t) for t in COUNTED}
+    assert reference["documents"] == DOCS and reference["document_stages"] == DOCS
+    reports, counts, seconds, ask = _run_together(tmp_path, models_dir, folder, f"{prefix}_shared",
+                                                  counter(f"{prefix}_shared"), postgres_server)
+    _check(reports, counts, reference, ask, seconds, "postgresql")
+    assert problems(with_collection(postgres_server, f"{prefix}_shared")) == []
 
 
 CLAIMER = """
@@ -181,7 +175,7 @@ def test_a_claim_dies_with_its_process(store, tmp_path, models_dir, request):
 
         from tests.store.backends import with_collection
 
-        server, collection = request.getfixturevalue("postgres_server"), "t" + uuid.uuid4().hex[:10] + "_claims"
+        server, collection = request.getfixturevalue("postgres_server"), request.getfixturevalue("prefix") + "_claims"
         address = with_collection(server, collection)
 
         def count(home: Path, table: str) -> int:
@@ -212,6 +206,3 @@ def test_a_claim_dies_with_its_process(store, tmp_path, models_dir, request):
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
-        if store != "sqlite":
-            with psycopg.connect(server, autocommit=True) as conn:
-                conn.execute(f'DROP SCHEMA IF EXISTS "{collection}" CASCADE')

@@ -81,41 +81,32 @@ def _stage_count(address) -> int:
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request, tmp_path):
-    """(server address or "", the address of collection NAME) for each backend; the server's
-    collections of the test are dropped after it."""
+def store(request):
+    """(the server's address or "" for files, the collection name of a test name): on the server
+    the names carry the test's ``prefix``, whose collections are dropped after it (conftest)."""
     if request.param == "sqlite":
-        yield "", lambda home, name: home / "collections" / f"{name}.k2db"
-        return
-    import uuid
+        return "", lambda name: name
+    prefix = request.getfixturevalue("prefix")
+    return request.getfixturevalue("postgres_server"), lambda name: f"{prefix}_{name}"
 
-    import psycopg
 
+def _address(home: Path, server: str, collection: str):
+    """Where ``collection`` lives: its file under ``home``, or its address on ``server``."""
     from tests.store.backends import with_collection
 
-    server = request.getfixturevalue("postgres_server")
-    prefix = "t" + uuid.uuid4().hex[:10]
-    yield server, lambda home, name: with_collection(server, f"{prefix}_{name}")
-    with psycopg.connect(server, autocommit=True) as conn:
-        for (schema,) in conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE %s", (prefix + "\\_%",)):
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+    return with_collection(server, collection) if server else home / "collections" / f"{collection}.k2db"
 
 
-def _collection(address) -> str:
-    """The --collection name of an address."""
-    return address.stem if isinstance(address, Path) else str(address).rsplit("collection=", 1)[1]
-
-
-def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, models_dir, tiny_llm_path, backend):
-    server, address = backend
+def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, models_dir, tiny_llm_path, store):
+    server, name_of = store
     folder = tmp_path / "docs"
     _write_corpus(folder)
     total = len(TOPICS) * len(STAGES)
 
     # the reference: one uninterrupted run
     ref_home = _home(tmp_path, "ref", server)
-    ref_db = address(ref_home, "ref")
-    argv, env = _command(ref_home, folder, models_dir, _collection(ref_db))
+    ref_db = _address(ref_home, server, name_of("ref"))
+    argv, env = _command(ref_home, folder, models_dir, name_of("ref"))
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     assert len(stages(ref_db)) == total and problems(ref_db) == []
@@ -124,8 +115,8 @@ def test_sigkill_at_random_points_then_rerun_resumes_without_redoing(tmp_path, m
 
     # the same command, killed at random points of its work, re-run after each kill
     home = _home(tmp_path, "killed", server)
-    db = address(home, "killed")
-    argv, env = _command(home, folder, models_dir, _collection(db))
+    db = _address(home, server, name_of("killed"))
+    argv, env = _command(home, folder, models_dir, name_of("killed"))
     seed = int(os.environ.get("K2DESK_KILL_SEED", "0")) or random.randrange(1 << 30)
     rng = random.Random(seed)
     plan = sorted(rng.sample(range(1, total), KILLS))  # kill once this many stages are recorded
