@@ -1,14 +1,14 @@
 """The GPU benchmark (issue 34, item 4): k2desk's own eval with every layer of the LLM on an NVIDIA
 GPU, in the paper's deep mode (LLM summaries and LLM graph), one table per run.
 
-    python3 benchmarks/bench_gpu.py [--model PATH ...] [--cpu-results DIR ...] [--skip-setup]
+    python3 benchmarks/bench_gpu.py [--base-model NAME] [--model PATH ...] [--cpu-results DIR ...] [--skip-setup]
         [--bench ../shared/bench/multihop-rag-dev] [--queries queries_sample.jsonl] [--limit 60]
         [--methods k2rag] [--work DIR] [--threads N] [--check-llm MODEL]
     .venv/bin/python benchmarks/bench_gpu.py --cpu-dry-run     # the same pipeline, small, on the CPU
 
 On a GPU machine: builds llama-cpp-python for CUDA with ``K2DESK_CUDA=1 scripts/setup.sh``
 (``--skip-setup``: the CUDA build is installed already; run the script with ``.venv/bin/python``)
-and carries on in the virtualenv. Then, for qwen2.5-coder-1.5b and each ``--model`` (a GGUF file
+and carries on in the virtualenv. Then, for ``--base-model`` (default qwen2.5-coder-1.5b) and each ``--model`` (a GGUF file
 or a manifest name, e.g. Mistral-7B-Instruct Q4_K_M), in a fresh home of its own: ``k2desk
 doctor --json`` (build, GPU, layers offloaded) and ``k2desk eval`` in a subprocess with
 ``--gpu-layers -1 --summarizer llm --graph-extractor llm`` (build profile "default": the raw-text
@@ -418,8 +418,10 @@ def markdown(rows: list[dict[str, Any]], notes: list[str]) -> str:
 # -- main ---------------------------------------------------------------------------------
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base-model", default=GPU_MODEL, metavar="NAME",
+                    help="the first model run (a manifest name or GGUF path; default: %(default)s)")
     ap.add_argument("--model", action="append", default=[], metavar="PATH",
-                    help=f"another GGUF (or manifest name) to run after {GPU_MODEL}; repeatable")
+                    help="another GGUF (or manifest name) to run after --base-model; repeatable")
     ap.add_argument("--cpu-results", action="append", default=[], type=Path, metavar="DIR",
                     help="a CPU run to show beside: a k2desk eval --out folder, or an earlier bench_gpu output folder")
     ap.add_argument("--skip-setup", action="store_true", help="the CUDA build is installed: do not run scripts/setup.sh")
@@ -451,8 +453,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not cfg.cpu_dry_run and not gpus:
         raise BenchError("no NVIDIA GPU here (nvidia-smi lists none): run this on a machine with one, "
                          "or prove the script on the CPU with --cpu-dry-run")
-    models = [DRY_MODEL] if cfg.cpu_dry_run else [GPU_MODEL, *cfg.model]
-    for m in cfg.model:
+    models = [DRY_MODEL] if cfg.cpu_dry_run else [cfg.base_model, *cfg.model]
+    for m in models:
         if (m.endswith(".gguf") or "/" in m) and not Path(m).expanduser().is_file():
             raise BenchError(f"--model {m}: no such file")
     if not (cfg.bench / "corpus.jsonl").is_file() or not (cfg.bench / cfg.queries).is_file():
