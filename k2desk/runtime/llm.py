@@ -3,7 +3,8 @@
 * Prompts are rendered with the model's own chat template (from the GGUF), then completed with
   ``create_completion``, so token counts and context budgets are exact.
 * JSON output is constrained by a grammar compiled from a JSON schema (``LlamaGrammar``); note
-  that the OpenAI-style ``json_schema`` response_format key is silently ignored by 0.3.x.
+  that the OpenAI-style ``json_schema`` response_format key is silently ignored by 0.3.x. Greedy
+  calls check the chosen token against the grammar first (``grammar_sampling``).
 * The context never overflows ``n_ctx``: callers ask ``budget()`` how many tokens the context may
   take and ``truncate()`` it; the question is never cut.
 * One model job at a time: a lock serializes every call (two llama.cpp jobs on the same cores
@@ -21,6 +22,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from k2desk.errors import Cancelled, ModelError
 from k2desk.progress import CancelToken
+from k2desk.runtime import grammar_sampling
 from k2desk.runtime.cpu_dispatch import load_cpu_backend
 from k2desk.types import LLMUsage
 
@@ -107,6 +109,8 @@ class LLM(ChatModel):
         except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
             raise ModelError(f"cannot load {self.path.name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                              "; is it a complete GGUF file?") from exc
+        # greedy decoding under a grammar checks the chosen token first, as llama.cpp does
+        self.grammar_stats = grammar_sampling.install(self._llm)
         self.name = self.path.stem
         self.n_ctx = self._llm.n_ctx()
         self.gpu_layers = gpu_layers
