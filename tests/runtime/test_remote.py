@@ -87,8 +87,10 @@ def test_chat_streams_and_counts(remote):
 
 
 def test_json_follows_the_schema(remote):
+    # room for the longest object the schema allows (its lists and strings are bounded): the tiny
+    # model fills the relations list with repeats, and a reply cut by max_tokens is no JSON
     data = remote.json([{"role": "user", "content": "Extract entities: Mirela Varga keeps the Harwick Point lighthouse."}],
-                       EXTRACTION_SCHEMA, max_tokens=400)
+                       EXTRACTION_SCHEMA, max_tokens=3000)
     assert isinstance(data, dict) and isinstance(data.get("entities"), list) and isinstance(data.get("relations"), list)
 
 
