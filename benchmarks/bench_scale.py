@@ -230,7 +230,7 @@ def copy_to_server(snap: Path, store: str, name: str) -> float:
     from k2desk.store.copy import copy_collection
 
     address = Settings(home=Path("/nonexistent"), store=store).collection_address(name)
-    src, dst = open_database(snap, readonly=True), open_database(address)
+    src, dst = open_database(snap), open_database(address)  # the file migrated first, as `collection copy` does
     t0 = time.perf_counter()
     try:
         copy_collection(src, dst, replace=True)

@@ -165,6 +165,8 @@ def copy_collection(src, dst, replace: bool = False, progress: Optional[Progress
             differ += [f"meta {k}" for k in sorted(set(meta) | set(got_meta)) if _meta_differs(dst, meta.get(k), got_meta.get(k))]
             if differ:
                 raise StoreError(f"the copy differs from its source ({'; '.join(differ)}); nothing was written")
+    for sql in dst.dialect.after_bulk_write():
+        dst.execute(sql)
     report.counts = got
     report.seconds = time.monotonic() - started
     return report

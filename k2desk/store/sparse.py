@@ -21,9 +21,9 @@ collection: 128,000 postings per dev question at 10,000 chunks, ~0.6 µs each. T
 least in BM25; where the budget is not reached (every term is kept) the ranking is FTS5's own.
 
 On a PostgreSQL server the same terms (this tokenizer's, through an in-memory SQLite connection)
-are stored as a ``tsvector`` with a GIN index, the statistics come from ``ts_stat`` and the
-candidates are ranked by ``ts_rank`` weighted by each term's idf (``k2desk.store.dialect``); the
-TF-IDF cosine is the same on both.
+are stored as a ``tsvector`` with a GIN index and as postings (term, chunk, count, chunk length);
+the statistics come from the postings and the candidates are ranked by FTS5's own BM25 computed
+from them (``k2desk.store.dialect``); the TF-IDF cosine is the same on both.
 """
 
 from __future__ import annotations
@@ -55,12 +55,13 @@ class Statistics:
     n: int = 0
     df: dict[str, int] = field(default_factory=dict)
     idfs: dict[str, float] = field(default_factory=dict)  # every indexed term's
+    avgdl: float = 0.0  # the mean chunk length in terms (a server's BM25; FTS5 keeps its own)
 
     @classmethod
-    def of(cls, generation: str, n: int, df: dict[str, int]) -> "Statistics":
+    def of(cls, generation: str, n: int, df: dict[str, int], terms_in_all: int = 0) -> "Statistics":
         terms = list(df)
         values = np.log((1 + n) / (1 + np.fromiter(df.values(), dtype=np.float64, count=len(df)))) + 1.0
-        return cls(generation, n, df, dict(zip(terms, values.tolist())))
+        return cls(generation, n, df, dict(zip(terms, values.tolist())), terms_in_all / n if n else 0.0)
 
     def idf(self, term: str) -> float:
         """ln((1 + N) / (1 + df)) + 1 (df 0 for a term the index does not hold)."""
@@ -73,6 +74,12 @@ class Statistics:
 
 
 _DAMPED = [0.0] + [1 + math.log(n) for n in range(1, 256)]  # 1 + ln tf
+
+
+def bm25_idf(n: int, df: int) -> float:
+    """FTS5's BM25 idf: ln((N - df + 0.5) / (df + 0.5)), 1e-6 where that is not positive."""
+    value = math.log((n - df + 0.5) / (df + 0.5)) if n else 0.0
+    return value if value > 0 else 1e-6
 
 
 class SparseIndex:
@@ -94,8 +101,19 @@ class SparseIndex:
 
     def _insert(self, ids: Sequence[int], texts: Sequence[str]) -> None:
         dialect = self.db.dialect
-        self.db.executemany(dialect.sparse_insert.format(table=self.table),
-                            [(int(i), dialect.sparse_row(t, self.terms_of)) for i, t in zip(ids, texts)])
+        if dialect.sparse_postings is None:
+            self.db.executemany(dialect.sparse_insert.format(table=self.table),
+                                [(int(i), dialect.sparse_row(t, self.terms_of)) for i, t in zip(ids, texts)])
+            return
+        rows, postings = [], []
+        for i, text in zip(ids, texts):
+            terms = self.terms_of(text)
+            rows.append((int(i), dialect.sparse_row(text, lambda _text, terms=terms: terms)))
+            counts = Counter(t for t in terms if dialect.sparse_term_fits(t))
+            dl = sum(counts.values())
+            postings += [(term, int(i), n, dl) for term, n in counts.items()]
+        self.db.executemany(dialect.sparse_insert.format(table=self.table), rows)
+        self.db.executemany(dialect.sparse_postings.format(table=self.table), postings)
 
     def remove(self, ids: Iterable[int]) -> None:
         ids = [(int(i),) for i in ids]
@@ -118,7 +136,8 @@ class SparseIndex:
                 _statistics.move_to_end(key)
                 return stats
         vocabulary = self.db.all(self.db.dialect.sparse_vocabulary.format(table=self.table))
-        stats = Statistics.of(generation, self.size(), {t: int(d) for t, d in vocabulary})
+        stats = Statistics.of(generation, self.size(), {row[0]: int(row[1]) for row in vocabulary},
+                              sum(int(row[2]) for row in vocabulary) if vocabulary and len(vocabulary[0]) > 2 else 0)
         if shared:
             with _lock:
                 _statistics[key] = stats
@@ -152,17 +171,18 @@ class SparseIndex:
         """(chunk id, BM25 score) of the chunks matching any of the query's terms that fit the
         posting ``budget`` (the rarest first; None: every term), best first; with ``within``,
         only those chunks. FTS5's own ranking (k1 1.2, b 0.75); its ``rank`` is the negated
-        score, so the score is positive. (On a server: ``ts_rank`` weighted by idf, the same terms
+        score, so the score is positive. (On a server: the same BM25 from the postings, the same terms
         looked up as FTS5 looks them up.)"""
         terms = self.match_terms(query, budget)
         if not terms or (within is not None and not within):
             return []
-        dialect, idfs = self.db.dialect, []
-        if not dialect.stems_match_terms:  # the forms FTS5 would look up, and their BM25 idf
+        dialect, idfs, avgdl = self.db.dialect, [], 0.0
+        if not dialect.stems_match_terms:  # the forms FTS5 would look up, and FTS5's BM25 idf of each
             stats = self.statistics()
             terms = list(dict.fromkeys(self._looked_up(t) for t in terms))
-            idfs = [math.log(1 + (stats.n - stats.df.get(t, 0) + 0.5) / (stats.df.get(t, 0) + 0.5)) for t in terms]
-        rows = self.db.all(*dialect.sparse_match(self.table, terms, idfs, limit, within))
+            idfs = [bm25_idf(stats.n, stats.df.get(t, 0)) for t in terms]
+            avgdl = stats.avgdl
+        rows = self.db.all(*dialect.sparse_match(self.table, terms, idfs, limit, within, avgdl))
         return [(int(i), -float(r)) for i, r in rows]
 
     def _looked_up(self, term: str) -> str:

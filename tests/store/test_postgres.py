@@ -43,6 +43,8 @@ def test_the_server_holds_the_files_tables_with_their_columns(tmp_path, postgres
         for table, column in rows:
             pg.setdefault(table, []).append(column)
         assert pg.pop("sparse_text") == pg.pop("sparse_summary") == ["id", "terms"]  # FTS5 tables in the file
+        # and their postings (FTS5 keeps its own inside its tables)
+        assert pg.pop("sparse_text_postings") == pg.pop("sparse_summary_postings") == ["term", "id", "tf", "dl"]
         sqlite = Database(tmp_path / "c.k2db")
         assert pg == columns_sqlite(sqlite)
         sqlite.close()
@@ -111,3 +113,63 @@ def test_a_nul_character_is_stored_as_the_replacement_character(pg):
     db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", [("a\x00", "b\x00\x00c"), ("plain", "text")])
     assert db.get_meta("title\x00") == db.get_meta("title\ufffd") == "light\ufffdhouse"  # one character for one
     assert db.get_meta("a\ufffd") == "b\ufffd\ufffdc" and db.get_meta("plain") == "text"
+
+
+PARITY_TEXTS = [
+    "The harbour council met on Monday to discuss the ferry's new timetable and its fares.",
+    "Ferry fares rose twice this year; the council blamed the price of diesel.",
+    "A lighthouse keeper kept the harbour light burning through the storm of 1953.",
+    "The observatory opened in 1959 and its telescope still shows Saturn's rings to visitors.",
+    "Council members asked the keeper of the observatory about the telescope's repairs.",
+    "Diesel, diesel and more diesel: the ferry burns it on every crossing of the river.",
+    "Visitors to the harbour can take the ferry, climb the lighthouse or visit the observatory.",
+]
+
+
+def test_the_servers_bm25_is_fts5s_own(tmp_path, postgres_server, prefix):
+    """Keyword ranking on the server (the postings, migration 9) against FTS5's bm25() on the same
+    chunks: the same chunks in the same order, the same scores."""
+    file_db = Database(tmp_path / "f.k2db")
+    server_db = open_database(with_collection(postgres_server, f"{prefix}_bm25"))
+    try:
+        ids = list(range(1, len(PARITY_TEXTS) + 1))
+        ranked = {}
+        for name, db in (("file", file_db), ("server", server_db)):
+            index = SparseIndex(db, "text")
+            with db.transaction():
+                index.add(ids, PARITY_TEXTS)
+            ranked[name] = [index.bm25(q, 10, budget=None) for q in
+                            ("ferry fares diesel", "harbour lighthouse keeper", "observatory telescope visitors", "council")]
+        for on_file, on_server in zip(ranked["file"], ranked["server"], strict=True):
+            assert on_file and [i for i, _ in on_file] == [i for i, _ in on_server]
+            assert [s for _, s in on_file] == pytest.approx([s for _, s in on_server], rel=1e-4)
+    finally:
+        file_db.close()
+        server_db.close()
+
+
+def test_a_collection_made_before_the_postings_gets_them_from_its_tsvectors(postgres_server, prefix):
+    """Migration 9 on a server collection written at version 8: the postings are read from the
+    tsvectors, and keyword search finds what it found."""
+    import psycopg
+
+    schema = f"{prefix}_old"
+    with psycopg.connect(postgres_server, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+        conn.execute(f'SET search_path TO "{schema}", public')
+        conn.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                     "applied_at DOUBLE PRECISION NOT NULL)")
+        for version, name, sql in migrations("schema/pg"):
+            if version < 9:
+                conn.execute(sql)
+                conn.execute("INSERT INTO schema_version VALUES (%s, %s, 0)", (version, name))
+        tsvector = "'ferri':2,7 'fare':3 'harbour':1"  # "harbour ferry fares ... ferry"
+        conn.execute("INSERT INTO sparse_text(id, terms) VALUES (1, %s::tsvector), (2, 'harbour:1'::tsvector)", (tsvector,))
+    db = open_database(with_collection(postgres_server, schema))
+    try:
+        assert db.schema_version >= 9
+        rows = sorted(db.all("SELECT term, id, tf, dl FROM sparse_text_postings"))
+        assert rows == [("fare", 1, 1, 4), ("ferri", 1, 2, 4), ("harbour", 1, 1, 4), ("harbour", 2, 1, 1)]
+        assert [i for i, _ in SparseIndex(db, "text").bm25("ferry", 5, budget=None)] == [1]
+    finally:
+        db.close()
