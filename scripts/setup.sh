@@ -67,8 +67,14 @@ if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || [ 
   ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || { tail -40 "$src/wheel.log"; exit 1; }
   # llama-server (the --llm-url tests start one on loopback; a user may run it too) from the same
   # build tree: only the server and llama.cpp's common code are compiled, the libraries are the wheel's
-  "$cmake_bin" "$src/build" -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_COMMON=ON -DLLAMA_CURL=OFF \
-    -DLLAMA_OPENSSL=OFF >"$src/server.log" 2>&1 || { tail -40 "$src/server.log"; exit 1; }
+  # the build tool that configured the tree; pip's own (from its build environment) is gone by now
+  make_program=$(sed -n 's/^CMAKE_MAKE_PROGRAM:[A-Z]*=//p' "$src/build/CMakeCache.txt")
+  if [ ! -x "$make_program" ]; then
+    make_program=$(command -v ninja || true)
+    if [ -z "$make_program" ]; then .venv/bin/python -m pip install -q ninja; make_program=$PWD/.venv/bin/ninja; fi
+  fi
+  "$cmake_bin" "$src/build" -DCMAKE_MAKE_PROGRAM="$make_program" -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON \
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF >"$src/server.log" 2>&1 || { tail -40 "$src/server.log"; exit 1; }
   "$cmake_bin" --build "$src/build" --target llama-server -j "$(nproc)" 2>&1 | tee -a "$src/server.log" | progress "llama-server" \
     || { tail -40 "$src/server.log"; exit 1; }
   mkdir -p "$server_dir"
