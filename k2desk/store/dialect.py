@@ -141,7 +141,7 @@ class PostgresDialect:
     sparse_insert = "INSERT INTO {table}(id, terms) VALUES (?, CAST(? AS tsvector))"
     # the postings (migration 9): a term's chunks with its count there and the chunk's length
     sparse_postings = "INSERT INTO {table}_postings(term, id, tf, dl) VALUES (?, ?, ?, ?)"
-    sparse_term_fits = staticmethod(lambda term: _fits(term))
+    sparse_term_fits = staticmethod(_fits)
     sparse_vocabulary = "SELECT term, count(*), sum(tf) FROM {table}_postings GROUP BY term"
     stems_match_terms = False  # a tsquery literal's lexemes are looked up as written
     names_from = "entities e"
