@@ -97,33 +97,29 @@ def _version(*dists: str) -> Optional[str]:
 
 
 def nvidia_gpus() -> list[str]:
-    """NVIDIA GPUs the kernel driver knows (``/proc/driver/nvidia/gpus/*/information``), by model."""
-    found = []
-    for info in sorted(Path("/proc/driver/nvidia/gpus").glob("*/information")):
-        try:
-            lines = info.read_text(errors="replace").splitlines()
-        except OSError:
-            continue
-        found += [ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Model:")]
-    return found
+    """NVIDIA GPUs the kernel driver knows, by model."""
+    from k2desk.runtime.cuda import driver_gpus
+
+    return driver_gpus()
 
 
 # -- the LLM ---------------------------------------------------------------------------------
 def llm_checks(settings: Settings, store) -> list[Check]:
-    from k2desk.runtime import cpu_dispatch, llama_info
+    from k2desk.runtime import cpu_dispatch, cuda, llama_info
 
     version = llama_info.version()
     if version is None:
         why = "llama-cpp-python is not installed; run scripts/setup.sh"
         return [Check("llm.build", "LLM build", why, MISSING, blocks="" if settings.llm_url else why)]
     level, best = cpu_dispatch.load_cached_backend()  # registers the CPU backend a model load would use
+    cuda_state = cuda.load_cuda_backend(announce=False)  # and the CUDA backend of a CUDA build
     backends, devices, info = llama_info.backends(), llama_info.devices(), llama_info.system_info()
     gpus = [d for d in devices if d.kind in llama_info.GPU_KINDS]
     folder = cpu_dispatch.variant_dir()
     built = sorted(p.name for p in folder.glob("*ggml-cpu-*") if not p.is_symlink() and ".so." not in p.name) if folder else []
     levels = len(cpu_dispatch.ranked_variants(folder)) if folder else 0
     gpu_backends = [b for b in backends if b not in ("CPU", "BLAS", "RPC")]
-    kind = " + ".join(gpu_backends + ["CPU"])
+    kind = " + ".join(gpu_backends + (["CUDA (not loaded)"] if cuda_state.built and not gpu_backends else []) + ["CPU"])
     cpu_part = f"{len(built)} x86 levels, {levels} of them for this CPU, chosen at run time" if folder else "one CPU level built in"
     archs = next((v.get("ARCHS") for b, v in info.items() if b in gpu_backends and v.get("ARCHS")), None)
     build = f"llama-cpp-python {version}: {kind} ({cpu_part}" + (f"; CUDA archs {archs})" if archs else ")")
@@ -145,6 +141,9 @@ def llm_checks(settings: Settings, store) -> list[Check]:
     if gpus:
         found = "; ".join(f"{d.name}: {d.description}, {mib(d.memory_total)} VRAM, {mib(d.memory_free)} free" for d in gpus)
         checks.append(Check("llm.gpu", "GPU", found, data=gpu_data))
+    elif cuda_state.built:
+        checks.append(Check("llm.gpu", "GPU", f"none: a CUDA build, but {cuda_state.why}; the LLM runs on the CPU",
+                            WARNING, data={**gpu_data, "cuda": cuda_state.why}))
     elif gpu_backends:
         checks.append(Check("llm.gpu", "GPU", f"none: a {'/'.join(gpu_backends)} build, but no device found; "
                             "the LLM runs on the CPU", WARNING, data=gpu_data))

@@ -28,11 +28,13 @@ if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
   echo "build ($MODE): $(( $(date +%s) - start )) s"
 fi
 
+# a CUDA build of llama-cpp-python makes the CUDA variant (build.spec): dist/k2desk-cuda*
+V=$(.venv/bin/python -c "from k2desk.runtime.cuda import backend_file; print('-cuda' if backend_file() else '')")
 bins=()
 case $MODE in
-  onedir) bins=(dist/k2desk/k2desk) ;;
-  onefile) bins=(dist/k2desk-onefile) ;;
-  both) bins=(dist/k2desk/k2desk dist/k2desk-onefile) ;;
+  onedir) bins=(dist/k2desk$V/k2desk$V) ;;
+  onefile) bins=(dist/k2desk$V-onefile) ;;
+  both) bins=(dist/k2desk$V/k2desk$V dist/k2desk$V-onefile) ;;
   *) echo "K2DESK_BUNDLE must be onedir, onefile or both" >&2; exit 2 ;;
 esac
 

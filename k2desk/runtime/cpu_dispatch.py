@@ -8,8 +8,9 @@ top score, but a CPU's flags can promise more than a virtual machine delivers: o
 Xeon VMs the sapphirerapids (AMX) level dies with SIGILL at the first matrix product. So the
 levels are tried best first in a forked child that loads the model and evaluates a few tokens;
 the first that survives is loaded, and the choice is cached per machine and build (a file in the
-user cache folder keyed by the CPU flags and the variant set). Where ``fork`` does not exist the
-top score is loaded untried.
+user cache folder keyed by the CPU flags and the variant set). Where ``fork`` does not exist, or
+CUDA was initialized in this process first (a forked child cannot use it), the top score is
+loaded untried.
 """
 
 from __future__ import annotations
@@ -113,6 +114,12 @@ def _survives(path: Path, model: Path) -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
+def _cuda_initialized() -> bool:
+    from k2desk.runtime import cuda
+
+    return cuda._state is not None and cuda._state.devices > 0
+
+
 def _cache_file() -> Path:
     import platformdirs
 
@@ -181,11 +188,14 @@ def load_cpu_backend(model: Path) -> str:
         chosen = _cached_choice(ranked)
         paths = {p.name: p for _, p in ranked}
         if chosen is None:
+            # a child forked after CUDA was initialized here cannot use it: the top level untried then
+            # (and not cached: a later process tries it)
+            forkable = hasattr(os, "fork") and not _cuda_initialized()
             for _, path in ranked:
-                if not hasattr(os, "fork") or _survives(path, model):
+                if not forkable or _survives(path, model):
                     chosen = path.name
                     break
-            if chosen is not None:
+            if chosen is not None and forkable:
                 try:
                     cache.parent.mkdir(parents=True, exist_ok=True)
                     cache.write_text(json.dumps({key: chosen}))

@@ -18,7 +18,10 @@ def llm_on_gpu(settings: Settings) -> bool:
     try:
         import llama_cpp
 
-        return bool(llama_cpp.llama_supports_gpu_offload())
+        from k2desk.runtime.cuda import gpu_expected
+
+        # a GPU backend linked into llama.cpp, or a CUDA build's backend library and an NVIDIA GPU
+        return bool(llama_cpp.llama_supports_gpu_offload()) or gpu_expected()
     except (ImportError, AttributeError, OSError):
         return False
 

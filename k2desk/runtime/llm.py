@@ -24,6 +24,7 @@ from k2desk.errors import Cancelled, ModelError
 from k2desk.progress import CancelToken
 from k2desk.runtime import grammar_sampling
 from k2desk.runtime.cpu_dispatch import load_cpu_backend
+from k2desk.runtime.cuda import load_cuda_backend
 from k2desk.types import LLMUsage
 
 Message = dict[str, str]
@@ -100,6 +101,7 @@ class LLM(ChatModel):
             from llama_cpp import Llama
 
             self.cpu_backend = load_cpu_backend(self.path)  # the variant for this CPU, when the build has several
+            self.cuda = load_cuda_backend(announce=gpu_layers != 0)  # a CUDA build's GPU, or one line saying there is none
         except ImportError as exc:  # pragma: no cover - installation problem
             raise ModelError(f"llama-cpp-python is not installed ({exc}); run the README's setup command") from exc
         try:

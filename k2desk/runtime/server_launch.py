@@ -5,7 +5,9 @@ linked against the wheel's libraries (``.venv/libexec/llama-server/``). With the
 levels (``GGML_BACKEND_DL``) the server would load the level whose flags score best, which can die
 on a virtual machine whose CPU flags promise more than it delivers (runtime/cpu_dispatch.py); so
 it is started with none found beside it and the level k2desk chose here (tried once, cached)
-named in ``GGML_BACKEND_PATH``. Every argument goes to the server unchanged.
+named in ``GGML_BACKEND_PATH``. A CUDA build's backend is linked beside the server (which loads
+backends from its own folder) and finds the CUDA runtime's libraries on the library path. Every
+argument goes to the server unchanged.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from k2desk.runtime import cpu_dispatch
+from k2desk.runtime import cpu_dispatch, cuda
 
 
 def server_binary() -> Path:
@@ -38,6 +40,8 @@ def server_env(args: list[str], base: Optional[dict[str, str]] = None) -> dict[s
 
     env = dict(os.environ if base is None else base)
     paths = [str(Path(llama_cpp.__file__).parent / "lib"), str(server_binary().parent)]
+    if cuda.backend_file() is not None:  # a CUDA build: its backend (beside the server) needs the runtime's libraries
+        paths += [str(folder) for folder in cuda.runtime_folders()]
     env["LD_LIBRARY_PATH"] = os.pathsep.join(paths + ([env["LD_LIBRARY_PATH"]] if env.get("LD_LIBRARY_PATH") else []))
     folder = cpu_dispatch.variant_dir()
     if folder is not None:
