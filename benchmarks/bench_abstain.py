@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 import k2desk  # noqa: E402,F401  (the privacy switches first)
 from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
-from k2desk.eval.metrics import auc, is_abstention, strict_match  # noqa: E402
+from k2desk.eval.metrics import auc, is_abstention, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
 from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
-from k2desk.methods.support import answer_support, coverage  # noqa: E402
+from k2desk.methods.support import answer_support, coverage, list_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
@@ -115,15 +115,18 @@ def cmd_coverage(args: argparse.Namespace) -> None:
 
 def cmd_answers(args: argparse.Namespace) -> None:
     work = Path(args.work)
-    out = work / f"answers-{args.method}.jsonl"
+    out = work / (f"answers-{args.method}-{args.form}.jsonl" if args.form else f"answers-{args.method}.jsonl")
     done = _rows(out)
     pool = [q for q in questions() if q["form"] not in ("yes_no", "summary")]
-    rng = random.Random(0)
-    unans = [q for q in pool if not q["answerable"]]
-    ans = [q for q in pool if q["answerable"]]
-    rng.shuffle(ans)
-    per = {name: [q for q in ans if q["collection"] == name][: args.limit] for name in DEV}
-    chosen = unans + [q for name in DEV for q in per[name]]
+    if args.form:  # every question of one form, answerable or not
+        chosen = [q for q in pool if q["form"] == args.form]
+    else:
+        rng = random.Random(0)
+        unans = [q for q in pool if not q["answerable"]]
+        ans = [q for q in pool if q["answerable"]]
+        rng.shuffle(ans)
+        per = {name: [q for q in ans if q["collection"] == name][: args.limit] for name in DEV}
+        chosen = unans + [q for name in DEV for q in per[name]]
     engines: dict[str, Engine] = {}
     with out.open("a") as fh:
         for q in chosen:
@@ -182,6 +185,11 @@ def cmd_report(args: argparse.Namespace) -> None:
         wrong = [r for r in rows if r["answerable"] and not r["right"]]
         print(f"  answerable, the model's answer right: declined {sum(r['declined'] for r in right)} of {len(right)}; "
               f"wrong (or none): declined {sum(r['declined'] for r in wrong)} of {len(wrong)}")
+        ans = [r for r in rows if r["answerable"] and r["candidate"] != NOT_IN_DOCUMENTS]
+        good = [r for r in ans if token_f1(r["candidate"], golds[r["id"]]) >= 0.5]
+        poor = [r for r in ans if token_f1(r["candidate"], golds[r["id"]]) < 0.5]
+        print(f"  answerable, the model's answer's token F1 >= 0.5: declined {sum(r['declined'] for r in good)} of "
+              f"{len(good)}; below: declined {sum(r['declined'] for r in poor)} of {len(poor)}")
         scored = [r for r in rows if r.get("support_now") is not None]
         separation = auc([r["support_now"] for r in scored if r["answerable"] and r["right"]],
                          [r["support_now"] for r in scored if not r["answerable"]])
@@ -235,14 +243,18 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
         if says_nothing(r["candidate"]):  # "None": the model found no answer (reader.says_nothing)
             r["declined"] = True
             continue
-        if r["form"] != "factoid" or r["coverage"] is None or r["candidate"].startswith("Not in your documents"):
+        if r["form"] not in ("factoid", "list") or r["coverage"] is None or r["candidate"].startswith("Not in your documents"):
             continue
         if is_abstention(r["candidate"]):
             continue
         engine = engines.get(r["collection"]) or engines.setdefault(r["collection"], Engine(settings(work), r["collection"]))
         retriever = engine.method("evidence").ctx.retriever("text")  # type: ignore[attr-defined]
         form = ask_form(qs[r["id"]]["question"])
-        s = answer_support(form.text, r["candidate"], retriever.evidence_search(form.text, k=10), retriever.sparse)
+        hits = retriever.evidence_search(form.text, k=10)
+        if r["form"] == "list":  # declined when the passages hold none of its items (reader.open)
+            r["declined"] = not list_support(form.text, r["candidate"], hits, retriever.sparse).found_answer
+            continue
+        s = answer_support(form.text, r["candidate"], hits, retriever.sparse)
         r["support_now"] = s.score
         r["declined"] = not keeps(s.score, r.get("verify"))
     for e in engines.values():
@@ -263,6 +275,7 @@ def main() -> None:
         if name == "answers":
             s.add_argument("--method", default="k2rag")
             s.add_argument("--limit", type=int, default=20, help="answerable questions per dev collection")
+            s.add_argument("--form", help="every question of this form (list, explain, ...) instead of the sample")
     args = ap.parse_args()
     {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report}[args.cmd](args)
 

@@ -45,7 +45,7 @@ from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
 from k2desk.methods.select import select_evidence
-from k2desk.methods.support import Windows, answer_support, coverage, sentence_windows
+from k2desk.methods.support import Windows, answer_support, coverage, list_support, sentence_windows
 from k2desk.progress import CancelToken
 from k2desk.prompts import (
     ABSTAIN_ANSWER,
@@ -207,6 +207,13 @@ class Reader:
         trace["evidence_tokens"] = llm.count_tokens(context)
         if check and says_nothing(text):  # "None", "Not mentioned": the model found no answer in the passages
             return self._not_in_documents({**trace, "candidate": text}, "the passages do not give an answer", context)
+        if check and hits and kind == "list" and text != ABSTAIN_ANSWER:
+            # a list none of whose items the passages hold is not read from them (the one-score check
+            # of a short answer, applied to lists, declined good lists too: docs/eval/abstain/)
+            after = list_support(asked, text, hits, self.sparse, windows)
+            trace["answer_support"] = after.to_trace()
+            if not after.found_answer:
+                return self._not_in_documents({**trace, "candidate": text}, "the passages hold none of its items", context)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()

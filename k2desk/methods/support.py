@@ -156,3 +156,25 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     if not hit_any:
         return Support(0.0, q_terms, found_answer=False)
     return _share(q_terms, found, sparse)
+
+
+_ITEM_SPLIT = re.compile(r"\s*(?:^\s*[-*•]\s|\n\s*[-*•]\s|\n\s*\d+[.)]\s|^\s*\d+[.)]\s|[,;\n•]|\band\b)\s*")
+
+
+def list_items(answer: str) -> list[str]:
+    """A list answer's items ("A, B and C", one per line, bulleted or numbered)."""
+    return [item.strip(" .") for item in _ITEM_SPLIT.split(answer) if item and item.strip(" .")]
+
+
+def list_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex,
+                 windows: Optional[Windows] = None) -> Support:
+    """``answer_support`` of a list, item by item: the mean of the items' scores (an item the
+    passages do not hold scores 0), the question terms no item's windows hold, and whether any
+    item was found."""
+    windows = windows if windows is not None else sentence_windows(hits, sparse)
+    scored = [answer_support(question, item, hits, sparse, windows) for item in list_items(answer)]
+    if not scored:
+        return Support(0.0, question_terms(question, sparse), found_answer=False)
+    missing = set.intersection(*(set(s.missing) for s in scored))
+    return Support(sum(s.score for s in scored) / len(scored), [t for t in scored[0].missing if t in missing],
+                   found_answer=any(s.found_answer for s in scored))

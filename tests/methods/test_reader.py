@@ -112,3 +112,21 @@ def test_an_answer_that_says_there_is_none_is_not_an_answer():
         assert says_nothing(text), text
     for text in ("None of the above methods", "Nonesuch Press", "0", "No", "Henrike Albers"):
         assert not says_nothing(text), text
+
+
+def test_a_list_none_of_whose_items_the_passages_hold_is_not_in_the_documents(engine):
+    from k2desk.methods.forms import ask_form
+    from k2desk.methods.reader import Reader
+    from k2desk.prompts import NOT_IN_DOCUMENTS
+    from tests.methods.support import ScriptedLLM
+
+    retriever = engine.method("evidence").ctx.retriever("text")
+    question = "Who are the people named in the tunnel articles?"
+    assert ask_form(question).kind == "list"
+    hits = retriever.evidence_search(question, k=10)
+    for reply, kept in (("Ilse Damaschke, Piet Olsen", True), ("Ilse Damaschke, Greta Vossberg", True),
+                        ("Greta Vossberg and Anton Rieck", False)):
+        reader = Reader(ScriptedLLM(lambda prompt, schema, reply=reply: reply), retriever.sparse, outlet_rule=False)
+        reading = reader.open(question, hits)
+        assert (reading.answer == reply) is kept and (reading.answer == NOT_IN_DOCUMENTS) is not kept, reading.answer
+        assert reading.trace["answer_support"]["found_answer"] is kept

@@ -4,7 +4,7 @@ documents in a real collection (SQLite, FTS5, ONNX embeddings; no model)."""
 import pytest
 
 from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN
-from k2desk.methods.support import answer_support, coverage, lemmatized, question_terms
+from k2desk.methods.support import answer_support, coverage, lemmatized, list_items, list_support, question_terms
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +66,24 @@ def test_an_answers_number_must_stand_whole_in_the_window(retriever):
     assert s.found_answer and "2022" in s.missing
     assert answer_support(question, "3.2%", hits, retriever.sparse).found_answer is True  # "3.2 megawatts" holds it
     assert answer_support(question, "4.5%", hits, retriever.sparse).found_answer is False
+
+
+def test_a_list_answer_is_read_item_by_item():
+    assert list_items("Henrike Albers, Jonas Petrowski and Margit Oberholzer") == [
+        "Henrike Albers", "Jonas Petrowski", "Margit Oberholzer"]
+    assert list_items("- grain store\n- gravel pit") == ["grain store", "gravel pit"]
+    assert list_items("1. grain store\n2. gravel pit.") == ["grain store", "gravel pit"]
+    assert list_items("3.5 percent; 2.1 percent") == ["3.5 percent", "2.1 percent"]
+
+
+def test_a_list_is_supported_as_far_as_its_items_are(retriever):
+    question = "Who are the chair and the treasurer of the Lindenfeld Solar Cooperative?"
+    hits = passages(retriever, question)
+    both = list_support(question, "Henrike Albers, Jonas Petrowski", hits, retriever.sparse)
+    one = answer_support(question, "Henrike Albers", hits, retriever.sparse)
+    assert both.found_answer and both.score >= SUPPORT_MIN
+    # an item the passages do not hold counts 0: half the support of the list with it
+    half = list_support(question, "Henrike Albers, Margit Oberholzer", hits, retriever.sparse)
+    assert half.score == pytest.approx(one.score / 2)
+    none = list_support(question, "Margit Oberholzer and Ulla Kestrel", hits, retriever.sparse)
+    assert (none.score, none.found_answer) == (0.0, False)
