@@ -28,6 +28,7 @@ from typing import Iterator, Optional
 PROBE_TOKENS = 8
 _lock = threading.Lock()
 _loaded: Optional[str] = None
+_cuda_started = False  # CUDA initialized in this process: a forked child could not use it
 
 
 def variant_dir() -> Optional[Path]:
@@ -114,10 +115,10 @@ def _survives(path: Path, model: Path) -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _cuda_initialized() -> bool:
-    from k2desk.runtime import cuda
-
-    return cuda._state is not None and cuda._state.devices > 0
+def note_cuda_started() -> None:
+    """Called by runtime/cuda.py once CUDA runs in this process (a GPU answered)."""
+    global _cuda_started
+    _cuda_started = True
 
 
 def _cache_file() -> Path:
@@ -190,7 +191,7 @@ def load_cpu_backend(model: Path) -> str:
         if chosen is None:
             # a child forked after CUDA was initialized here cannot use it: the top level untried then
             # (and not cached: a later process tries it)
-            forkable = hasattr(os, "fork") and not _cuda_initialized()
+            forkable = hasattr(os, "fork") and not _cuda_started
             for _, path in ranked:
                 if not forkable or _survives(path, model):
                     chosen = path.name

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from k2desk.runtime.cpu_dispatch import _libggml, quiet_stderr
+from k2desk.runtime.cpu_dispatch import _libggml, note_cuda_started, quiet_stderr
 
 # the CUDA 13 runtime libraries libggml-cuda.so links, in the order they depend on each other
 RUNTIME_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")
@@ -126,6 +126,8 @@ def load_cuda_backend(announce: bool = True) -> CudaState:
             count = int(lib.ggml_backend_reg_dev_count(reg)) if reg else 0
             why = "" if count else ("no NVIDIA GPU answered (no driver, or no device)" if reg else "its backend did not register")
             _state = CudaState(built=True, devices=count, why=why)
+            if count:
+                note_cuda_started()
         if announce and not _state.devices:
             print(_state.line, file=sys.stderr)
         return _state

@@ -47,13 +47,12 @@ def test_the_llm_runs_on_the_chosen_level_and_the_choice_is_cached(folder, tiny_
 
 def test_after_cuda_started_here_the_top_level_is_taken_untried_and_not_cached(folder, tiny_llm_path, tmp_path,
                                                                                 monkeypatch):
-    from k2desk.runtime import cuda
-
     loaded = []
     monkeypatch.setattr(cpu_dispatch, "_loaded", None)
     monkeypatch.setattr(cpu_dispatch, "_cache_file", lambda: tmp_path / "cpu-variant.json")
     monkeypatch.setattr(cpu_dispatch, "_load", lambda path: loaded.append(path.name) or True)
-    monkeypatch.setattr(cuda, "_state", cuda.CudaState(built=True, devices=1))  # a GPU's runtime is up
+    monkeypatch.setattr(cpu_dispatch, "_cuda_started", False)
+    cpu_dispatch.note_cuda_started()  # what runtime/cuda.py says once a GPU answered
     monkeypatch.setattr(cpu_dispatch, "_survives", lambda *a: pytest.fail("forked a child after CUDA started"))
     top = cpu_dispatch.ranked_variants(folder)[0][1].name
     assert cpu_dispatch.load_cpu_backend(tiny_llm_path) == cpu_dispatch.level_name(top)
