@@ -243,6 +243,26 @@ def copy_to_server(snap: Path, store: str, name: str) -> float:
     return round(time.perf_counter() - t0, 1)
 
 
+def on_server(snap: Path, store: str, name: str) -> bool:
+    """Whether the server already holds ``snap``'s copy (the same documents and chunks): `measure`
+    made it; retrieval does not change it."""
+    from k2desk.errors import StoreError
+    from k2desk.store.address import open_database
+
+    address = Settings(home=Path("/nonexistent"), store=store).collection_address(name)
+    counts = []
+    for where in (snap, address):
+        try:
+            db = open_database(where, readonly=True)
+        except StoreError:
+            return False
+        try:
+            counts.append([db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("documents", "chunks")])
+        finally:
+            db.close()
+    return counts[0] == counts[1]
+
+
 def open_measured(work: Path, profile: str, milestone: int, store: str, tag: str) -> tuple[Settings, str, Path]:
     """(settings, collection, home) for measuring a milestone: a copy of its file in a fresh home,
     or (``store``) its copy on the server, made from the file when it is not there yet."""
@@ -440,7 +460,8 @@ def clients(args: argparse.Namespace) -> None:
     questions = [q["query"] for q in load_queries(args.queries)]
     backends = [("sqlite", "")] + ([("postgresql", args.store)] if args.store else [])
     for backend, store in backends:
-        if store:
+        if store and not on_server(args.work / f"{args.profile}-{args.milestone}.k2db", store,
+                                   server_collection(args.profile, args.milestone)):
             copy_to_server(args.work / f"{args.profile}-{args.milestone}.k2db", store, server_collection(args.profile, args.milestone))
         row = {}
         for n in (1, args.clients):
