@@ -31,16 +31,18 @@ _loaded: Optional[str] = None
 _cuda_started = False  # CUDA initialized in this process: a forked child could not use it
 
 
-def variant_dir() -> Optional[Path]:
-    """The folder holding the ``libggml-cpu-*`` variants, or None for a build with one CPU backend."""
+def backend_folders() -> tuple[Path, Path]:
+    """Where a build's run-time loaded backends (CPU levels, CUDA) lie: the wheel installs them
+    beside the package (site-packages/bin); a bundle keeps them in llama_cpp/lib."""
     import llama_cpp
 
     package = Path(llama_cpp.__file__).parent
-    # the wheel installs them beside the package (site-packages/bin); a bundle may keep them in lib
-    for folder in (package / "lib", package.parent / "bin"):
-        if any(folder.glob("*ggml-cpu-*")):
-            return folder
-    return None
+    return package / "lib", package.parent / "bin"
+
+
+def variant_dir() -> Optional[Path]:
+    """The folder holding the ``libggml-cpu-*`` variants, or None for a build with one CPU backend."""
+    return next((folder for folder in backend_folders() if any(folder.glob("*ggml-cpu-*"))), None)
 
 
 def ranked_variants(folder: Path) -> list[tuple[int, Path]]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from k2desk.runtime.cpu_dispatch import _libggml, note_cuda_started, quiet_stderr
+from k2desk.runtime.cpu_dispatch import _libggml, backend_folders, note_cuda_started, quiet_stderr
 
 # the CUDA 13 runtime libraries libggml-cuda.so links, in the order they depend on each other
 RUNTIME_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")
@@ -60,10 +60,7 @@ def gpu_expected() -> bool:
 
 def backend_file() -> Optional[Path]:
     """``libggml-cuda.so`` of the installed llama-cpp-python, or None for a build without CUDA."""
-    import llama_cpp
-
-    package = Path(llama_cpp.__file__).parent
-    for folder in (package / "lib", package.parent / "bin"):
+    for folder in backend_folders():
         found = sorted(p for p in folder.glob("libggml-cuda.so*") if not p.is_symlink())
         if found:
             return found[0]
