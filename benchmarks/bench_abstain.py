@@ -41,7 +41,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
+from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage, list_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -210,6 +210,18 @@ def cmd_report(args: argparse.Namespace) -> None:
                 print(f"  {t:9.1f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
                       f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
                       f"{sum(r['declined_t'] for r in right)} of {len(right)}")
+            print(f"  SUPPORT_FLOOR  unanswerable declined  answerable declined  right answers declined"
+                  f"  (CHECK_MIN {CHECK_MIN}; decline: support below it, unless the answer restates the question)")
+            for f in (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5):
+                for r in rows:
+                    v, s = r.get("verify"), r.get("support_now")
+                    r["declined_t"] = (r["declined"] if v is None or s is None else
+                                       v + s < CHECK_MIN or (s < f and not r.get("restates")))
+                neg = [r for r in rows if not r["answerable"]]
+                pos = [r for r in rows if r["answerable"]]
+                print(f"  {f:13.2f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
+                      f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
+                      f"{sum(r['declined_t'] for r in right)} of {len(right)}")
     report_runs(args.runs, golds)
 
 
@@ -255,8 +267,8 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
             r["declined"] = not list_support(form.text, r["candidate"], hits, retriever.sparse).found_answer
             continue
         s = answer_support(form.text, r["candidate"], hits, retriever.sparse)
-        r["support_now"] = s.score
-        r["declined"] = not keeps(s.score, r.get("verify"))
+        r["support_now"], r["restates"] = s.score, s.restates
+        r["declined"] = not keeps(s.score, r.get("verify"), s.restates)
     for e in engines.values():
         e.close()
     return rows

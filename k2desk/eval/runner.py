@@ -279,6 +279,8 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
         for check in ("coverage", "answer_support"):  # the word checks' scores: a threshold re-decided offline
             if isinstance(reader.get(check), dict):
                 row[check] = reader[check].get("score")
+        if (reader.get("answer_support") or {}).get("restates"):  # nothing of its own to find (reader.SUPPORT_FLOOR)
+            row["restates"] = True
         if reader.get("verify") is not None:  # the model's check of its short answer (reader.CHECK_MIN)
             row["verify"] = reader["verify"]
     row["similarity"] = similarity(engine, row["prediction"], q.answer)

@@ -84,6 +84,11 @@ SUPPORT_MIN = 0.5
 # does not keep an answer the model says the evidence does not give. Chosen on the recorded scores
 # of the abstain bench and the dev runs (docs/eval/abstain/). Without the check: SUPPORT_MIN alone.
 CHECK_MIN = 1.4
+# ... but no "yes" keeps an answer whose sentences hold under this share of the question's terms
+# (or that the passages do not hold at all): a salary beside "Speaker" but not "House" or "annual".
+# An answer with no words beyond the question's ("7" for "how many episodes in season 7") has
+# nothing to find and is left to the check.
+SUPPORT_FLOOR = 0.35
 YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
 # How far the evidence must move the checker toward "Yes" (logits against the claims' priors,
 # averaged over the claims) for "Yes". Any evidence on the topic moves it some way, so 0 would
@@ -219,7 +224,7 @@ class Reader:
             trace["answer_support"] = after.to_trace()
             if self.verify:
                 trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
-            if not keeps(after.score, trace.get("verify")):
+            if not keeps(after.score, trace.get("verify"), after.restates):
                 reason = ("the passages do not hold the answer" if not after.found_answer else
                           "the passages do not say that this is the answer" if after.score >= SUPPORT_MIN else
                           "the sentences that hold the answer do not mention " + ", ".join(after.missing))
@@ -298,11 +303,14 @@ def says_nothing(answer: str) -> bool:
     return " ".join("".join(c if c.isalnum() else " " for c in answer.lower()).split()) in NOTHING
 
 
-def keeps(support: float, verify: Optional[float] = None) -> bool:
+def keeps(support: float, verify: Optional[float] = None, restates: bool = False) -> bool:
     """Whether a short answer stands: its words' ``support`` (0–1) with the model's ``verify``
-    score (logit Yes − No) when the model checked it (CHECK_MIN), else the support alone
+    score (logit Yes − No) when the model checked it (CHECK_MIN, and the support at least
+    SUPPORT_FLOOR unless the answer ``restates`` the question's own words), else the support alone
     (SUPPORT_MIN)."""
-    return support >= SUPPORT_MIN if verify is None else verify + support >= CHECK_MIN
+    if verify is None:
+        return support >= SUPPORT_MIN
+    return verify + support >= CHECK_MIN and (support >= SUPPORT_FLOOR or restates)
 
 
 def _open_messages(prompt: str, context: str, question: str, answer: str = DEFAULT_ANSWER_KIND) -> list[dict[str, str]]:

@@ -93,9 +93,11 @@ class Support:
     score: float  # idf-weighted share of the question's terms found (0 … 1)
     missing: list[str] = field(default_factory=list)  # question terms not found
     found_answer: bool = True  # the answer occurs in the passages (answer_support only)
+    restates: bool = False  # the answer has no words of its own beyond the question's ("7" for "season 7")
 
     def to_trace(self) -> dict:
-        return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer}
+        return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer,
+                "restates": self.restates}
 
 
 Windows = list[tuple[set[str], str]]
@@ -143,7 +145,7 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     skip = set(sparse.terms_of(" ".join(STOPWORDS)))
     own = [t for t in dict.fromkeys(sparse.terms_of(lemmatized(answer))) if t not in skip and t not in q_terms]
     if not own:  # the answer only restates the question: nothing in it to find
-        return Support(0.0, q_terms, found_answer=False)
+        return Support(0.0, q_terms, found_answer=False, restates=True)
     idf = sparse.idf(set(own))
     need = sum(idf[t] for t in own) / 2
     found: set[str] = set()

@@ -130,3 +130,27 @@ def test_a_list_none_of_whose_items_the_passages_hold_is_not_in_the_documents(en
         reading = reader.open(question, hits)
         assert (reading.answer == reply) is kept and (reading.answer == NOT_IN_DOCUMENTS) is not kept, reading.answer
         assert reading.trace["answer_support"]["found_answer"] is kept
+
+
+def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engine):
+    """The model's check cannot keep an answer far from the question's words (SUPPORT_FLOOR); an
+    answer with no words beyond the question's has nothing to find and is left to the check."""
+    from k2desk.methods.reader import SUPPORT_FLOOR, Reader
+    from k2desk.prompts import NOT_IN_DOCUMENTS
+    from tests.methods.support import ScriptedLLM
+
+    class Sure(ScriptedLLM):  # says a clear "yes" to every check of its answer
+        def first_token_logits(self, messages, words, usage=None, cancel=None):
+            return {"yes": 5.0, "no": 0.0}
+
+    retriever = engine.method("evidence").ctx.retriever("text")
+    for question, reply, kept in (
+            ("What did the residents of the Brennwald valley ask for about the tunnel's opening?", "a brass band", False),
+            ("Who is the site manager of the Brennwald tunnel?", "Ilse Damaschke", True),
+            ("How many visitors does the 2023 fair expect?", "2023", True)):
+        reader = Reader(Sure(lambda prompt, schema, reply=reply: reply), retriever.sparse, outlet_rule=False, verify=True)
+        reading = reader.open(question, retriever.evidence_search(question, k=10))
+        support = reading.trace["answer_support"]
+        assert reading.trace["verify"] == 5.0
+        assert (reading.answer == reply) is kept and (reading.answer == NOT_IN_DOCUMENTS) is not kept, reading.answer
+        assert kept is (support["score"] >= SUPPORT_FLOOR or support["restates"])
