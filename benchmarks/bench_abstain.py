@@ -202,27 +202,24 @@ def cmd_report(args: argparse.Namespace) -> None:
             print("  CHECK_MIN  unanswerable declined  answerable declined  right answers declined"
                   "  (decline: verify + support below it)")
             for t in (0.5, 1.0, 1.2, 1.4, 1.6, 2.0, 2.5):
-                for r in rows:
-                    v, s = r.get("verify"), r.get("support_now")
-                    r["declined_t"] = r["declined"] if v is None or s is None else v + s < t
-                neg = [r for r in rows if not r["answerable"]]
-                pos = [r for r in rows if r["answerable"]]
-                print(f"  {t:9.1f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
-                      f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
-                      f"{sum(r['declined_t'] for r in right)} of {len(right)}")
+                _sweep_line(f"{t:9.1f}", rows, right, lambda v, s, r, t=t: v + s < t)
             print(f"  SUPPORT_FLOOR  unanswerable declined  answerable declined  right answers declined"
                   f"  (CHECK_MIN {CHECK_MIN}; decline: support below it, unless the answer restates the question)")
             for f in (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5):
-                for r in rows:
-                    v, s = r.get("verify"), r.get("support_now")
-                    r["declined_t"] = (r["declined"] if v is None or s is None else
-                                       v + s < CHECK_MIN or (s < f and not r.get("restates")))
-                neg = [r for r in rows if not r["answerable"]]
-                pos = [r for r in rows if r["answerable"]]
-                print(f"  {f:13.2f}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
-                      f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
-                      f"{sum(r['declined_t'] for r in right)} of {len(right)}")
+                _sweep_line(f"{f:13.2f}", rows, right, lambda v, s, r, f=f: v + s < CHECK_MIN or (s < f and not r.get("restates")))
     report_runs(args.runs, golds)
+
+
+def _sweep_line(label: str, rows: list[dict], right: list[dict], declines) -> None:
+    """One row of a threshold sweep: each checked row re-decided by ``declines(verify, support, row)``."""
+    for r in rows:
+        v, s = r.get("verify"), r.get("support_now")
+        r["declined_t"] = r["declined"] if v is None or s is None else declines(v, s, r)
+    neg = [r for r in rows if not r["answerable"]]
+    pos = [r for r in rows if r["answerable"]]
+    print(f"  {label}  {sum(r['declined_t'] for r in neg) / len(neg):20.3f}  "
+          f"{sum(r['declined_t'] for r in pos) / max(len(pos), 1):19.3f}  "
+          f"{sum(r['declined_t'] for r in right)} of {len(right)}")
 
 
 def report_runs(runs: list[str], golds: dict[str, str]) -> None:

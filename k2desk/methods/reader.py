@@ -30,7 +30,7 @@ question's own wording says (question.py):
    question's terms must occur in the passages (``COVERAGE_MIN``); after a short answer, the
    question's terms must stand in the sentences that hold it (``SUPPORT_MIN``), or, when the
    model checks its answer against the evidence, that check and the words' support together
-   (``CHECK_MIN``). Otherwise the answer says the documents do not say, and the closest passages
+   (``CHECK_MIN``), the support no less than ``SUPPORT_FLOOR``. Otherwise the answer says the documents do not say, and the closest passages
    are its sources.
 """
 
