@@ -41,7 +41,7 @@ WINDOW = 1  # sentences on each side of a sentence that belong to its window
 # fact was read ("as reported in an article by …"), not a fact; the third, a measure's kind.
 QUESTION_WORDS = frozenset("""
 who whom whose which what where when why how many much name names named called call kind type sort
-does did do tell give show list describe explain please know find mention mentioned say according
+does did do tell give show list describe explain please know find mention mentioned say according get
 anyone someone something thing things happen happened exactly currently actually approximately
 individual person people entity figure organization organisation company firm
 article articles report reports reported reporting coverage covered source sources publication outlet
@@ -51,6 +51,7 @@ size number amount total count
 # for ("How big is the dataset?" is answered by "171 accounts"), like the third line above.
 _HOW_WHAT = re.compile(r"\bhow\s+([A-Za-z]+)", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+_COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")  # "semi-character", "e-mail": also read as one word
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
@@ -82,10 +83,12 @@ def lemmatized(text: str) -> str:
 
 
 def question_terms(question: str, sparse: SparseIndex) -> list[str]:
-    """The index terms of what the question is about and asks for (no stop or question words)."""
+    """The index terms of what the question is about and asks for (no stop or question words, no
+    lone letter: the "s" of "the ferry's", the "t" of "don't")."""
     measures = {m.group(1).lower() for m in _HOW_WHAT.finditer(question)}
     skip = set(sparse.terms_of(" ".join(STOPWORDS | QUESTION_WORDS | measures)))
-    return list(dict.fromkeys(t for t in sparse.terms_of(lemmatized(question)) if t not in skip))
+    return list(dict.fromkeys(t for t in sparse.terms_of(lemmatized(question))
+                              if t not in skip and not (len(t) == 1 and t.isalpha())))
 
 
 @dataclass
@@ -103,15 +106,22 @@ class Support:
 Windows = list[tuple[set[str], str]]
 
 
+def passage_terms(text: str, sparse: SparseIndex) -> set[str]:
+    """The index terms of a passage's ``text``, a hyphenated compound also as one word (a question
+    may write "semicharacter" or "email" where the text has "semi-character", "e-mail")."""
+    joined = " ".join(m.group(0).replace("-", "") for m in _COMPOUND.finditer(text))
+    return set(sparse.terms_of(lemmatized(text))) | (set(sparse.terms_of(joined)) if joined else set())
+
+
 def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     """(terms, text) of every sentence window of the passages (the document line's terms
     included in each)."""
     out = []
     for hit in hits:
         name = PurePath(hit.chunk.document.split("#", 1)[0]).stem.replace("-", " ").replace("_", " ")
-        header = set(sparse.terms_of(lemmatized(f"{chunk_header(hit.chunk.title, hit.chunk.meta)} {name}")))
+        header = passage_terms(f"{chunk_header(hit.chunk.title, hit.chunk.meta)} {name}", sparse)
         sentences = split_sentences(hit.chunk.text)
-        terms = [set(sparse.terms_of(lemmatized(s))) for s in sentences]
+        terms = [passage_terms(s, sparse) for s in sentences]
         for i in range(len(sentences)):
             window = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1]) | header
             out.append((window, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1])))

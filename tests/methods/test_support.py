@@ -22,6 +22,16 @@ def test_irregular_forms_meet_their_lemma(retriever):
     assert question_terms("Who is the mayor of Altmoor?", retriever.sparse) == ["mayor", "altmoor"]
 
 
+def test_a_hyphenated_compound_meets_the_word_written_whole(retriever):
+    # the ferry page has "longest-serving captain"; a person may type it as one word
+    question = "Who was the ferry's longestserving captain?"
+    assert coverage(question, passages(retriever, question), retriever.sparse).score == 1.0
+    s = answer_support(question, "Ulrich Sandmeier", passages(retriever, question), retriever.sparse)
+    assert s.score == 1.0 and s.found_answer
+    # "get" says how the question asks, like "give" or "find": the passages need not use it
+    assert question_terms("Where does the ferry get its power from?", retriever.sparse) == ["ferri", "power"]
+
+
 def test_a_question_whose_attribute_no_passage_mentions_is_not_covered(retriever):
     question = "Who is the mayor of Altmoor?"
     c = coverage(question, passages(retriever, question), retriever.sparse)
