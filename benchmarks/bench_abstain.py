@@ -202,11 +202,12 @@ def cmd_report(args: argparse.Namespace) -> None:
             print("  CHECK_MIN  unanswerable declined  answerable declined  right answers declined"
                   "  (decline: verify + support below it)")
             for t in (0.5, 1.0, 1.2, 1.4, 1.6, 2.0, 2.5):
-                _sweep_line(f"{t:9.1f}", rows, right, lambda v, s, r, t=t: v + s < t)
+                _sweep_line(f"{t:9.1f}", rows, right, lambda v, s, r, t=t: not keeps(s, v, check_min=t, floor=0.0))
             print(f"  SUPPORT_FLOOR  unanswerable declined  answerable declined  right answers declined"
                   f"  (CHECK_MIN {CHECK_MIN}; decline: support below it, unless the answer restates the question)")
             for f in (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5):
-                _sweep_line(f"{f:13.2f}", rows, right, lambda v, s, r, f=f: v + s < CHECK_MIN or (s < f and not r.get("restates")))
+                _sweep_line(f"{f:13.2f}", rows, right,
+                            lambda v, s, r, f=f: not keeps(s, v, bool(r.get("restates")), floor=f))
     report_runs(args.runs, golds)
 
 

@@ -30,8 +30,8 @@ question's own wording says (question.py):
    question's terms must occur in the passages (``COVERAGE_MIN``); after a short answer, the
    question's terms must stand in the sentences that hold it (``SUPPORT_MIN``), or, when the
    model checks its answer against the evidence, that check and the words' support together
-   (``CHECK_MIN``), the support no less than ``SUPPORT_FLOOR``. Otherwise the answer says the documents do not say, and the closest passages
-   are its sources.
+   (``CHECK_MIN``), the support no less than ``SUPPORT_FLOOR``. Otherwise the answer says the
+   documents do not say, and the closest passages are its sources.
 """
 
 from __future__ import annotations
@@ -303,14 +303,15 @@ def says_nothing(answer: str) -> bool:
     return " ".join("".join(c if c.isalnum() else " " for c in answer.lower()).split()) in NOTHING
 
 
-def keeps(support: float, verify: Optional[float] = None, restates: bool = False) -> bool:
+def keeps(support: float, verify: Optional[float] = None, restates: bool = False,
+          check_min: float = CHECK_MIN, floor: float = SUPPORT_FLOOR) -> bool:
     """Whether a short answer stands: its words' ``support`` (0–1) with the model's ``verify``
-    score (logit Yes − No) when the model checked it (CHECK_MIN, and the support at least
-    SUPPORT_FLOOR unless the answer ``restates`` the question's own words), else the support alone
-    (SUPPORT_MIN)."""
+    score (logit Yes − No) when the model checked it (``check_min``, and the support at least
+    ``floor`` unless the answer ``restates`` the question's own words), else the support alone
+    (SUPPORT_MIN). The thresholds are parameters for the benchmark's sweeps only."""
     if verify is None:
         return support >= SUPPORT_MIN
-    return verify + support >= CHECK_MIN and (support >= SUPPORT_FLOOR or restates)
+    return verify + support >= check_min and (support >= floor or restates)
 
 
 def _open_messages(prompt: str, context: str, question: str, answer: str = DEFAULT_ANSWER_KIND) -> list[dict[str, str]]:

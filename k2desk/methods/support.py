@@ -110,7 +110,7 @@ def passage_terms(text: str, sparse: SparseIndex) -> set[str]:
     """The index terms of a passage's ``text``, a hyphenated compound also as one word (a question
     may write "semicharacter" or "email" where the text has "semi-character", "e-mail")."""
     joined = " ".join(m.group(0).replace("-", "") for m in _COMPOUND.finditer(text))
-    return set(sparse.terms_of(lemmatized(text))) | (set(sparse.terms_of(joined)) if joined else set())
+    return set(sparse.terms_of(f"{lemmatized(text)} {joined}"))  # one pass of the tokenizer
 
 
 def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
