@@ -15,6 +15,7 @@ from k2desk.config import Settings
 from k2desk.console import err, progress_bars
 from k2desk.engine import Engine
 from k2desk.errors import K2Error
+from k2desk.ingest.document import reading_note
 from k2desk.progress import CancelToken
 
 
@@ -63,11 +64,17 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     print("\nSources:")
     for i, s in enumerate(answer.sources, 1):
         snippet = " ".join(s.text.split())[:160]
-        page = f"{s.pages()}, " if s.page else ""
+        page = f"{s.where()}, " if s.where() else ""
         print(f"  [{i}] {s.document} ({page}chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
     t = answer.timings.get("total", 0.0)
     print(f"\n{args.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")
     return 0
+
+
+def _reading(meta: dict) -> dict:
+    """How a document was read, for `docs list --json`: text layer or OCR, pages OCR'd, confidence."""
+    keys = ("reading", "ocr_pages", "ocr_pages_read", "ocr_confidence", "ocr_engine")
+    return {k: meta[k] for k in keys if meta.get(k) is not None}
 
 
 def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
@@ -82,10 +89,11 @@ def cmd_docs(args: argparse.Namespace, settings: Settings) -> int:
         docs = engine.documents()
     if args.json:
         print(json.dumps([{"key": d.key, "title": d.title, "kind": d.kind, "status": d.status, "error": d.error,
-                           "chunks": d.n_chunks, "stages": d.stages} for d in docs], indent=2, ensure_ascii=False))
+                           "chunks": d.n_chunks, "stages": d.stages, **_reading(d.meta)} for d in docs],
+                         indent=2, ensure_ascii=False))
         return 0
     for d in docs:
-        extra = f"  ({d.error})" if d.error else ""
+        extra = f"  ({d.error})" if d.error else f"  [{reading_note(d.meta)}]" if reading_note(d.meta) else ""
         print(f"{d.status:<10} {d.kind:<5} {d.n_chunks:>4} chunks  {d.key}{extra}")
     print(f"{len(docs)} documents")
     return 0

@@ -17,6 +17,7 @@ from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
 from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
+from k2desk.ingest.ocr import OcrCache, OcrEngine
 from k2desk.methods.base import Answer, Method
 from k2desk.methods.context import MethodContext, graph_source
 from k2desk.methods.registry import GRAPH, SUMMARIES, SUMMARY_GRAPH, TEXT, method_spec
@@ -113,6 +114,16 @@ def shared_embedder(settings: Settings) -> Embedder:
         return _shared_models[key]  # type: ignore[return-value]
 
 
+def shared_ocr(settings: Settings) -> OcrEngine:
+    """The OCR engine (its models sha256-checked), loaded at the first page that needs it, once per process."""
+    models = ModelStore(settings.models_dir).resolve_ocr()
+    key = ("ocr", str(models.get("rec", "")), settings.effective_threads())
+    with _shared_lock:
+        if key not in _shared_models:
+            _shared_models[key] = OcrEngine(models, threads=settings.effective_threads())
+        return _shared_models[key]  # type: ignore[return-value]
+
+
 class Engine:
     def __init__(self, settings: Settings, collection: str = "default") -> None:
         self.settings = settings
@@ -121,7 +132,8 @@ class Engine:
         self.db = open_database(self.address)
         self.docs = DocumentStore(self.db)
         self.history = HistoryStore(self.db)
-        self.indexer = Indexer(self.db, self._stages())
+        self.indexer = Indexer(self.db, self._stages(), ocr=lambda: shared_ocr(settings),
+                               ocr_cache=OcrCache(settings.home / "cache" / "ocr"))
 
     @property
     def where(self) -> str:

@@ -34,7 +34,7 @@ def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
         lines += ["**Sources**", ""]
         for i, s in enumerate(e.sources, 1):
             name = Path(str(s.get("document", ""))).name or str(s.get("document", ""))
-            pages = page_range(int(s.get("page") or 0), int(s.get("last_page") or 0), long=True)
+            pages = page_range(int(s.get("page") or 0), int(s.get("last_page") or 0), long=True) or str(s.get("location") or "")
             page = f", {pages}" if pages else ""
             lines += [f"{i}. `{name}`{page} (score {float(s.get('score', 0.0)):.3f}) — {s.get('document', '')}",
                       "", "   " + _quote(str(s.get("text", ""))), ""]

@@ -29,6 +29,7 @@ class Source:
     end_char: int = 0
     page: int = 0  # the PDF page (1-based) the passage starts on; 0: the document has no pages
     last_page: int = 0  # the page it ends on (a passage may run over a page break)
+    location: str = ""  # where it is in its file: "p. 3", "slides 2–3", "sheet Stock, rows 12–21"; "" if unknown
 
     def to_json(self) -> dict[str, Any]:
         out = {"document": self.document, "chunk_id": self.chunk_id, "score": round(float(self.score), 6), "text": self.text}
@@ -36,11 +37,17 @@ class Source:
             out["page"] = self.page
             if self.last_page > self.page:
                 out["last_page"] = self.last_page
+        if self.where():
+            out["location"] = self.where()
         return out
 
     def pages(self) -> str:
         """"p. 3", "pp. 2–3", or "" for a document without pages."""
         return page_range(self.page, self.last_page)
+
+    def where(self) -> str:
+        """Where the passage is in its file: its pages, slides or sheet rows; "" when unknown."""
+        return self.location or self.pages()
 
 
 @dataclass

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the pyinstaller bundles (build.spec) and check that each one answers a question headless:
-#   1. `k2desk index` + `k2desk ask --method hybrid --json` through the bundle's command line,
+#   1. `k2desk index` + `k2desk ask --method hybrid --json` through the bundle's command line, on the
+#      test fixtures plus a scanned PDF (read by OCR) and slides: each cited at its page or slide,
 #   2. the desktop app itself, offscreen (QT_QPA_PLATFORM=offscreen, K2DESK_GUI_SELFTEST): the
 #      window opens the collection, asks through the GUI and prints the answer as JSON.
 # Both use the bundled default model and embedder (no repository models, no network).
@@ -56,6 +57,9 @@ for bin in "${bins[@]}"; do
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
   cp -r tests/fixtures/mixed "$work/docs"
+  # a person's folder too: a scanned PDF (read by OCR) and slides, generated here
+  .venv/bin/python -c "import sys; from pathlib import Path; from tests.ingest import office_folder as o
+d = Path(sys.argv[1]); (d / 'agreement-scan.pdf').write_bytes(o.scanned_pdf(o.CONTRACT_PAGES)); o.slides(d / 'board.pptx')" "$work/docs"
   mkdir -p "$work/home" && printf '{"build_profile": "%s"}\n' "$PROFILE" > "$work/home/settings.json"
   exe=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
   if [ "$(basename "$bin")" = k2desk ]; then size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; else size="$(du -h "$exe" | cut -f1) file"; fi
@@ -77,6 +81,20 @@ EOF
   t2=$(date +%s)
   echo "  cli: index $((t1 - t0)) s, ask $((t2 - t1)) s"
   check_answer "$work/answer.json"
+  for probe in "Who signed the supply agreement for the Supplier?|agreement-scan.pdf|p. 2" \
+               "What was the quarterly revenue?|board.pptx|slide 2"; do
+    IFS='|' read -r question file where <<<"$probe"
+    (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" --threads "$THREADS" \
+        ask "$question" --method hybrid --json) > "$work/probe.json"
+    "$PY" - "$work/probe.json" "$file" "$where" <<'EOF'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(text[text.index("{"):])
+first = data["sources"][0]
+assert first["document"].endswith(sys.argv[2]) and first.get("location") == sys.argv[3], first
+print(f"  {sys.argv[2]}: read, first source at {first['location']}")
+EOF
+  done
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME QT_QPA_PLATFORM=offscreen K2DESK_GUI_SELFTEST="$QUESTION" \
       "$exe" --home "$work/home" --threads "$THREADS") 2>"$work/gui.err" | grep '^{' > "$work/gui.json" || {
     echo "  the desktop app gave no answer:"; tail -20 "$work/gui.err"; exit 1; }

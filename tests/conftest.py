@@ -100,3 +100,24 @@ def backend(request, tmp_path):
     from tests.store.backends import make_backend
 
     yield from make_backend(request, request.param, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def ocr_engine(model_store):
+    """The OCR engine (PP-OCRv6 through rapidocr), its models from the manifest, 2 threads."""
+    from k2desk.errors import ModelError
+    from k2desk.ingest.ocr import OcrEngine
+
+    try:
+        return OcrEngine(model_store.resolve_ocr(), threads=2)
+    except ModelError as exc:
+        missing_model(str(exc))
+
+
+@pytest.fixture(scope="session")
+def office_folder(tmp_path_factory):
+    """The generated office folder (tests/ingest/office_folder.py) and its questions."""
+    from tests.ingest.office_folder import make_office_folder
+
+    folder = tmp_path_factory.mktemp("office") / "office"
+    return folder, make_office_folder(folder)

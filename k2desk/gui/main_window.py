@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
         if docs is None:
             return
         self.ask_panel.keep_scope({d.key for d in docs})  # a removed document leaves the scope
-        rows = [(d.key, d.status, document_detail(d.status, d.stages, d.n_chunks, d.error)) for d in docs]
+        rows = [(d.key, d.status, document_detail(d.status, d.stages, d.n_chunks, d.error, d.meta)) for d in docs]
         stored = {d.key for d in docs}
         rows += [(key, status, detail) for key, (status, detail) in self.extra_rows.get(self.collection, {}).items()
                  if key not in stored]

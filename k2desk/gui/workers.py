@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from k2desk.config import Settings
 from k2desk.errors import Cancelled, K2Error, UsageError
+from k2desk.ingest.document import reading_note
 from k2desk.progress import CancelToken
 
 STATUS_POLL_S = 0.3  # how often the index worker re-reads per-document status while it runs
@@ -109,7 +110,7 @@ class IndexWorker(Worker):
             return
         self._last_poll = now
         for d in engine.documents():
-            detail = document_detail(d.status, d.stages, d.n_chunks, d.error)
+            detail = document_detail(d.status, d.stages, d.n_chunks, d.error, d.meta)
             state = (d.status, detail)
             if self._known.get(d.key) != state:
                 self._known[d.key] = state
@@ -289,13 +290,16 @@ _STAGE_LABELS = (("text", "searchable"), ("summary", "summarized"), ("graph_summ
                  ("graph_text", "in the graph"))
 
 
-def document_detail(status: str, stages: Sequence[str], n_chunks: int, error: Optional[str] = None) -> str:
-    """A document row's detail: its reason (failed), its chunks (done), else what is built so
-    far ("searchable, summarized"), so a person sees a document answerable before its graph."""
+def document_detail(status: str, stages: Sequence[str], n_chunks: int, error: Optional[str] = None,
+                    meta: Optional[dict] = None) -> str:
+    """A document row's detail: its reason (failed), its chunks (done) and how it was read (OCR, its
+    pages and confidence), else what is built so far ("searchable, summarized"), so a person sees
+    a document answerable before its graph."""
     if status == "failed":
         return error or "failed"
     if status == "done":
-        return chunks_label(n_chunks)
+        note = reading_note(meta or {})
+        return chunks_label(n_chunks) + (f" · {note}" if note else "")
     built = list(dict.fromkeys(label for stage, label in _STAGE_LABELS if stage in stages))
     return ", ".join(built) if built else "waiting"
 

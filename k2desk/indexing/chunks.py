@@ -34,7 +34,9 @@ class ChunkIndexStage:
 
     def build(self, doc: DocumentRow, cancel: CancelToken, usage: LLMUsage) -> Callable[[], int]:
         embedder = self._embedder()
-        chunks = chunk_text(self._input(doc), embedder, "vec")
+        # the raw text's chunks stay within its pages, slides and sheet blocks: each cites one place
+        breaks = doc.meta.get("page_offsets") or [] if self.source == "text" else []
+        chunks = chunk_text(self._input(doc), embedder, "vec", breaks)
         header = chunk_header(doc.title, doc.meta)
         texts = [f"{header}\n{c.text}" if header else c.text for c in chunks]
         vectors = embedder.embed(texts, cancel=cancel)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Any, Callable, Optional, Protocol, Sequence
 
 from k2desk.errors import Cancelled, IngestError, K2Error
-from k2desk.ingest import CorpusReport, read_path, scan
+from k2desk.ingest import SUPPORTED, CorpusReport, file_hash, read_path, scan
+from k2desk.ingest.document import ReadContext
+from k2desk.ingest.ocr import OcrCache
 from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentRow, DocumentStore
@@ -53,8 +55,9 @@ class IndexReport:
 # Every stage's progress label, in the order the stages run, with the title the app shows.
 CLAIM_POLL = 0.2  # seconds between tries of a stage another process is building
 
-STAGE_TITLES = {"read": "Read", "embed": "Embed", "summarize": "Summarize", "embed summaries": "Embed summaries",
-                "graph of summaries": "Graph of the summaries", "graph": "Graph", "hypernodes": "Triple hypernodes"}
+STAGE_TITLES = {"read": "Read", "ocr": "Read by OCR (pages)", "embed": "Embed", "summarize": "Summarize",
+                "embed summaries": "Embed summaries", "graph of summaries": "Graph of the summaries", "graph": "Graph",
+                "hypernodes": "Triple hypernodes"}
 
 
 class Stage(Protocol):
@@ -74,11 +77,17 @@ class Stage(Protocol):
         ...
 
 
+# kinds whose file is one document keyed by its path: an unchanged, finished one is not read again
+_ONE_DOCUMENT_KINDS = frozenset(SUPPORTED.values()) - {"jsonl", "eml", "mbox"}
+
+
 class Indexer:
-    def __init__(self, db: Database, stages: Sequence[Stage]) -> None:
+    def __init__(self, db: Database, stages: Sequence[Stage], ocr: Optional[Callable[[], Any]] = None,
+                 ocr_cache: Optional[OcrCache] = None) -> None:
         self.db = db
         self.docs = DocumentStore(db)
         self.stages = list(stages)
+        self.ocr, self.ocr_cache = ocr, ocr_cache  # OCR for scans and pictures: a factory (models load when first needed)
 
     # -- reading -----------------------------------------------------------------------
     def register(self, paths: Sequence[str | Path], report: IndexReport, progress: Progress, cancel: CancelToken) -> None:
@@ -90,9 +99,12 @@ class Indexer:
             if item.kind is None:
                 report.unsupported.append((str(item.path), item.reason or "unsupported"))
                 continue
+            if self._unchanged(item.path, item.kind):
+                report.skipped.append(str(item.path))
+                continue
             corpus = CorpusReport(path=str(item.path))
             try:
-                raws = read_path(item.path, corpus)
+                raws = read_path(item.path, corpus, ReadContext(self.ocr, self.ocr_cache, progress, cancel))
             except IngestError as exc:
                 key = str(item.path.resolve())
                 with self.db.transaction():
@@ -119,6 +131,19 @@ class Indexer:
                 else:
                     (report.updated if old else report.added).append(raw.key)
         progress("read", len(items), len(items))
+
+    def _unchanged(self, path: Path, kind: str) -> bool:
+        """A file that is one document, indexed by every stage from these very bytes: not read again
+        (a scan is not OCR'd again, a workbook not parsed again)."""
+        if kind not in _ONE_DOCUMENT_KINDS:
+            return False
+        old = self.docs.get(str(path))
+        if old is None or old.status != "done" or not self._all_stages_done(old):
+            return False
+        try:
+            return file_hash(path) == old.content_hash
+        except OSError:
+            return False
 
     def _clear_derived(self, key: str) -> None:
         old = self.docs.get(key)

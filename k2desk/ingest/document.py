@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from k2desk.progress import NEVER, CancelToken, Progress, no_progress
 
 
 @dataclass
@@ -44,3 +47,28 @@ def normalize_text(text: str) -> str:
     text = _SPACES.sub(" ", CONTROL_CHARS.sub("", text))
     text = "\n".join(line.strip() for line in text.split("\n"))
     return _BLANK_RUNS.sub("\n\n", text).strip()
+
+
+@dataclass
+class ReadContext:
+    """What a slow reader may use: OCR (a factory, so the models load at the first page that needs
+    them), the cache of OCR'd pages, progress per page ("ocr", done, total) and cancel between pages."""
+
+    ocr: Optional[Callable[[], Any]] = None  # -> an ocr.OcrEngine
+    cache: Optional[Any] = None  # an ocr.OcrCache
+    progress: Progress = no_progress
+    cancel: CancelToken = NEVER
+    content_hash: str = ""  # the sha256 of the file being read (set by read_path): the OCR cache's key
+
+
+def reading_note(meta: dict) -> str:
+    """How a document was read, for its row in a list: "OCR, 3 pages, confidence 0.97",
+    "text layer + OCR (2 of 10 pages, confidence 0.95)"; "" for a document read from its text."""
+    reading = meta.get("reading") or ""
+    if "OCR" not in reading:
+        return ""
+    pages, total = int(meta.get("ocr_pages") or 0), int(meta.get("pages") or meta.get("ocr_pages") or 0)
+    confidence = f"confidence {float(meta.get('ocr_confidence') or 0):.2f}"
+    if reading == "OCR":
+        return f"OCR, {pages} page{'s' if pages != 1 else ''}, {confidence}"
+    return f"{reading} ({pages} of {total} pages, {confidence})"

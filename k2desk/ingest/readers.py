@@ -13,14 +13,18 @@ import io
 import posixpath
 import re
 import zipfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from k2desk.errors import IngestError
+from k2desk.errors import Cancelled, IngestError
+from k2desk.ingest import mail, ocr, office
+from k2desk.ingest.containers import ENCRYPTED_OFFICE, check_zip
 from k2desk.ingest.corpus import iter_corpus
-from k2desk.ingest.document import CONTROL_CHARS, RawDocument, normalize_text, short_reason  # noqa: F401 (re-exported)
+from k2desk.ingest.document import CONTROL_CHARS, RawDocument, ReadContext, normalize_text, short_reason  # noqa: F401 (re-exported)
 from k2desk.ingest.html import html_to_text
+from k2desk.ingest.locations import Parts
 
 SUPPORTED: dict[str, str] = {
     ".txt": "txt",
@@ -32,13 +36,36 @@ SUPPORTED: dict[str, str] = {
     ".htm": "html",
     ".epub": "epub",
     ".jsonl": "jsonl",
+    # read by OCR (k2desk/ingest/ocr.py)
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
+    ".webp": "image",
+    ".bmp": "image",
+    # Office, OpenDocument, RTF, CSV (k2desk/ingest/office.py)
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".csv": "csv",
+    ".tsv": "csv",
+    ".ods": "ods",
+    ".odt": "odt",
+    ".odp": "odp",
+    ".rtf": "rtf",
+    # e-mail (k2desk/ingest/mail.py)
+    ".eml": "eml",
+    ".mbox": "mbox",
 }
 
 
 # Largest file read, by kind: a document is read whole, so this bounds the memory of indexing
 # (a 200 MB log would also take hours to embed). Corpus .jsonl files are streamed line by line.
 MAX_FILE_BYTES = {"txt": 64 << 20, "md": 64 << 20, "html": 64 << 20, "pdf": 256 << 20,
-                  "docx": 128 << 20, "epub": 128 << 20}
+                  "docx": 128 << 20, "epub": 128 << 20, "image": 128 << 20, "pptx": 256 << 20, "xlsx": 128 << 20,
+                  "csv": 64 << 20, "ods": 128 << 20, "odt": 128 << 20, "odp": 256 << 20, "rtf": 128 << 20,
+                  "eml": 128 << 20, "mbox": 1 << 30}
 
 
 def file_hash(path: str | Path) -> str:
@@ -148,8 +175,35 @@ def _pdf_pypdf(data: bytes) -> list[str]:
     return [page.extract_text() or "" for page in reader.pages]
 
 
-def _read_pdf(data: bytes, name: str) -> Read:
-    """pypdfium2 first, pypdf when pdfium fails or finds no text. Pages joined by a blank line."""
+SCANNED_PAGE_CHARS = 16  # a page whose text layer holds fewer characters, and which holds a picture, is read by OCR
+
+
+def _pages_to_ocr(data: bytes, pages: list[str]) -> list[int]:
+    """The pages (0-based) with (almost) no text layer that hold a picture: the scanned ones."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    short = [i for i, p in enumerate(pages) if len(p) < SCANNED_PAGE_CHARS]
+    if not short:
+        return []
+    pdf = pdfium.PdfDocument(data)
+    try:
+        found = []
+        for i in short:
+            page = pdf[i]
+            try:
+                if next(page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=4), None) is not None:
+                    found.append(i)
+            finally:
+                page.close()
+        return found
+    finally:
+        pdf.close()
+
+
+def _read_pdf(data: bytes, name: str, ctx: ReadContext) -> Read:
+    """pypdfium2 first, pypdf when pdfium fails or finds no text; the pages without a text layer
+    that hold a picture (scans) read by OCR. Pages joined by a blank line."""
     pages: list[str] | None = None
     errors: list[str] = []
     for extract in (_pdf_pdfium, _pdf_pypdf):
@@ -166,25 +220,98 @@ def _read_pdf(data: bytes, name: str) -> Read:
         if any("password" in e.lower() for e in errors):
             raise IngestError(f"{name}: PDF is password-protected (encrypted)")
         raise IngestError(f"{name}: cannot read PDF ({errors[0]})")
+    try:
+        scanned = _pages_to_ocr(data, pages)
+    except Exception:  # noqa: BLE001 - pdfium cannot open it (pypdf could): no pictures to read
+        scanned = []
+    meta: dict = {"reading": "text layer"}
+    if scanned:
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(data)
+        try:
+            def render(i: int):
+                page = pdf[i]
+                try:
+                    return ocr.render_pdf_page(page)
+                finally:
+                    page.close()
+
+            read = ocr_pages(scanned, render, name, ctx)
+        finally:
+            pdf.close()
+        for i, result in read.pages.items():
+            pages[i] = normalize_text(result.text) or pages[i]
+        meta = read.meta(len(pages), text_layer=len(scanned) < len(pages))
     if not any(pages):
-        raise IngestError(f"{name}: no extractable text (scanned PDF?)")
-    text, offsets, pending = "", [], 0  # page_offsets[i]: where page i+1's text starts
-    for page in pages:  # (an empty page gets the offset of the next page with text)
-        if not page:
-            pending += 1
+        raise IngestError(f"{name}: no extractable text (scanned pages, but OCR found no text on them)" if scanned
+                          else f"{name}: no extractable text (no text layer and no scanned page)")
+    parts = Parts("page")
+    for page in pages:
+        parts.add(page)
+    return "", parts.text, {**parts.meta(), **meta}
+
+
+@dataclass
+class OcrRead:
+    pages: dict[int, ocr.OcrPage]  # page index (0-based) -> its text
+    fresh: int  # pages read by OCR in this run (the others came from the cache)
+
+    def meta(self, n_pages: int, text_layer: bool) -> dict:
+        """How the document was read: "OCR" or "text layer + OCR", pages OCR'd, mean confidence."""
+        weights = {i: max(1, len(p.text)) for i, p in self.pages.items()}
+        mean = sum(weights[i] * p.confidence for i, p in self.pages.items()) / max(1, sum(weights.values()))
+        return {"reading": "text layer + OCR" if text_layer else "OCR", "ocr_pages": len(self.pages),
+                "ocr_pages_read": self.fresh, "ocr_confidence": round(mean, 3), "ocr_engine": ocr.engine_name()}
+
+
+def ocr_pages(indices: list[int], render, name: str, ctx: ReadContext) -> OcrRead:
+    """OCR the pages ``indices`` (``render(i)`` gives page i's picture), each page's result kept in
+    the cache as soon as it is read; pages the cache holds are not read again. Progress per page,
+    cancel between pages."""
+    cached = ctx.cache.pages(ctx.content_hash) if ctx.cache is not None and ctx.content_hash else {}
+    engine, fresh, out = None, 0, {}
+    for n, i in enumerate(indices):
+        ctx.progress("ocr", n, len(indices))
+        ctx.cancel.check()
+        if i in cached:
+            out[i] = cached[i]
             continue
-        text += "\n\n" if text else ""
-        offsets += [len(text)] * (pending + 1)
-        pending = 0
-        text += page
-    offsets += [len(text)] * pending
-    return "", text, {"pages": len(pages), "page_offsets": offsets}
+        if engine is None:
+            if ctx.ocr is None:
+                raise IngestError(f"{name}: a scan or picture, and no OCR engine here (run `k2desk models prepare`)")
+            engine = ctx.ocr()
+        out[i] = engine.read(render(i))
+        fresh += 1
+        if ctx.cache is not None and ctx.content_hash:
+            ctx.cache.add(ctx.content_hash, i, out[i])
+    ctx.progress("ocr", len(indices), len(indices))
+    return OcrRead(out, fresh)
+
+
+def _read_image(data: bytes, name: str, ctx: ReadContext) -> Read:
+    """A picture (png, jpg, tif, webp, bmp) read by OCR; a multi-page TIFF page by page."""
+    image = ocr.open_image(data, name)
+    n = ocr.image_frames(image)
+    read = ocr_pages(list(range(n)), lambda i: ocr.frame(image, i, name), name, ctx)
+    texts = [normalize_text(read.pages[i].text) for i in range(n)]
+    if not any(texts):
+        raise IngestError(f"{name}: no text found in the picture by OCR")
+    meta = read.meta(n, text_layer=False)
+    if n == 1:
+        return "", texts[0], meta
+    parts = Parts("page")
+    for text in texts:
+        parts.add(text)
+    return "", parts.text, {**parts.meta(), **meta}
 
 
 def _read_docx(data: bytes, name: str) -> Read:
     import docx
     from docx.table import Table
 
+    if data.startswith(ENCRYPTED_OFFICE):
+        raise IngestError(f"{name}: DOCX is password-protected (encrypted), or an old binary Word file")
     try:
         check_zip(zipfile.ZipFile(io.BytesIO(data)), name, "DOCX")
     except zipfile.BadZipFile:
@@ -206,22 +333,6 @@ def _read_docx(data: bytes, name: str) -> Read:
             blocks.append(block.text)
     return "", normalize_text("\n\n".join(blocks)), {}  # core title is often stale: use stem
 
-
-# Zip containers (DOCX, EPUB): a member may inflate to at most 64 MiB, all of them to 256 MiB.
-# The sizes are the archive's own declarations; zipfile never inflates a member beyond its
-# declared size (a lying member fails its CRC check), so checking them bounds the memory.
-_ZIP_MAX_ITEM = 64 << 20
-_ZIP_MAX_TOTAL = 256 << 20
-
-
-def check_zip(zf: zipfile.ZipFile, name: str, kind: str) -> None:
-    """Refuse an archive that would inflate beyond the limits (a zip bomb)."""
-    infos = zf.infolist()
-    total = sum(i.file_size for i in infos)
-    big = max(infos, key=lambda i: i.file_size, default=None)
-    if big is not None and (big.file_size > _ZIP_MAX_ITEM or total > _ZIP_MAX_TOTAL):
-        raise IngestError(f"{name}: cannot read {kind} (it inflates to {total >> 20:,} MiB; "
-                          f"limits {_ZIP_MAX_ITEM >> 20} MiB a part, {_ZIP_MAX_TOTAL >> 20} MiB in all: a zip bomb?)")
 
 _XHTML_TYPES = {"application/xhtml+xml", "text/html", "application/x-dtbook+xml"}
 
@@ -277,16 +388,61 @@ def _read_epub(data: bytes, name: str) -> Read:
     return title, normalize_text("\n\n".join(t for t in texts if t)), {"chapters": len(texts)}
 
 
-_READERS = {"txt": _read_txt, "md": _read_md, "html": _read_html, "pdf": _read_pdf,
-            "docx": _read_docx, "epub": _read_epub}
+def _read_csv(data: bytes, name: str, ctx: ReadContext) -> Read:
+    return office.read_delimited(decode_text(data, name), name)
 
 
-def read_path(path: str | Path, report=None) -> list[RawDocument]:
-    """Read one file: one RawDocument, or one per record for a .jsonl corpus.
+def _read_rtf(data: bytes, name: str, ctx: ReadContext) -> Read:
+    return office.read_rtf(data.decode("latin-1"), name)  # RTF is 7-bit; its own escapes carry the rest
+
+
+def _plain(reader):
+    """A reader that needs no ReadContext, with the signature of those that do."""
+    return lambda data, name, ctx: reader(data, name)
+
+
+_READERS = {"txt": _plain(_read_txt), "md": _plain(_read_md), "html": _plain(_read_html), "pdf": _read_pdf,
+            "docx": _plain(_read_docx), "epub": _plain(_read_epub), "image": _read_image,
+            "pptx": _plain(office.read_pptx), "xlsx": _plain(office.read_xlsx), "csv": _read_csv,
+            "ods": _plain(office.read_ods), "odt": _plain(office.read_odt), "odp": _plain(office.read_odp), "rtf": _read_rtf}
+
+
+def read_bytes(kind: str, data: bytes, name: str, ctx: ReadContext) -> Read:
+    """One file's bytes, of a kind with a reader -> (title, text, meta); any library failure
+    becomes one IngestError line naming the file. The text is normalized and never empty."""
+    try:
+        title, text, meta = _READERS[kind](data, name, ctx)
+    except (IngestError, Cancelled):
+        raise
+    except Exception as exc:  # noqa: BLE001 - library failures become one-line IngestErrors
+        raise IngestError(f"{name}: cannot read {kind.upper()} ({short_reason(exc)})") from exc
+    text = normalize_text(text)
+    if not text:
+        raise IngestError(f"{name}: empty document (no text)")
+    return title, text, meta
+
+
+def _attachment_reader(ctx: ReadContext):
+    def read(data: bytes, name: str, content_hash: str) -> tuple[str, str, dict]:
+        kind = SUPPORTED.get(Path(name).suffix.lower(), "")
+        title, text, meta = read_bytes(kind, data, name, replace(ctx, content_hash=content_hash))
+        return title, text, {**meta, "kind": kind}
+    return read
+
+
+def _readable_attachment(name: str) -> bool:
+    return SUPPORTED.get(Path(name).suffix.lower()) in _READERS
+
+
+def read_path(path: str | Path, report=None, ctx: ReadContext | None = None) -> list[RawDocument]:
+    """Read one file: one RawDocument, one per record for a .jsonl corpus, one per message and
+    attachment for e-mail.
 
     `report` (a corpus.CorpusReport) collects the skipped lines of a .jsonl file; it is ignored
-    for other kinds. Raises IngestError("<file name>: <reason>") for anything unreadable.
+    for other kinds. `ctx` gives OCR, its cache, progress per page and cancel (without one, a scan
+    or picture cannot be read). Raises IngestError("<file name>: <reason>") for anything unreadable.
     """
+    ctx = ctx or ReadContext()
     p = Path(path).expanduser()
     name = p.name or str(p)
     try:
@@ -301,24 +457,27 @@ def read_path(path: str | Path, report=None) -> list[RawDocument]:
     if kind is None:
         raise IngestError(f"{name}: unsupported file type {p.suffix.lower() or '(no extension)'}")
     if kind == "jsonl":
-
         return list(iter_corpus(p, report))
     try:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES[kind]:
             raise IngestError(f"{name}: too large to index ({size / (1 << 20):,.0f} MiB; the limit for "
                               f"{kind.upper()} files is {MAX_FILE_BYTES[kind] >> 20} MiB)")
+        if kind == "mbox":
+            return mail.read_mbox(p, name, _attachment_reader(ctx), _readable_attachment)
         data = p.read_bytes()
     except OSError as exc:
         raise IngestError(f"{name}: cannot read file ({short_reason(exc)})") from None
-    try:
-        title, text, meta = _READERS[kind](data, name)
-    except IngestError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - library failures become one-line IngestErrors
-        raise IngestError(f"{name}: cannot read {kind.upper()} ({short_reason(exc)})") from exc
-    text = normalize_text(text)
-    if not text:
-        raise IngestError(f"{name}: empty document (no text)")
+    content_hash = hashlib.sha256(data).hexdigest()
+    if kind == "eml":
+        try:
+            docs = mail.message_documents(data, str(p), name, content_hash, _attachment_reader(ctx), _readable_attachment)
+        except (IngestError, Cancelled):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise IngestError(f"{name}: cannot read EML ({short_reason(exc)})") from exc
+        docs[0].meta["path"] = str(p)
+        return docs
+    title, text, meta = read_bytes(kind, data, name, replace(ctx, content_hash=content_hash))
     return [RawDocument(key=str(p), title=title or p.stem, text=text, kind=kind,
-                        meta={"path": str(p), **meta}, content_hash=hashlib.sha256(data).hexdigest())]
+                        meta={"path": str(p), **meta}, content_hash=content_hash)]

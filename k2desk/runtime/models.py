@@ -31,7 +31,7 @@ EXPORT_FILES = ("model.onnx", "tokenizer.json", "config.json")
 @dataclass
 class ModelEntry:
     name: str
-    role: str  # "llm" | "embedder" | "summarizer"
+    role: str  # "llm" | "embedder" | "summarizer" | "ocr"
     file: Optional[str] = None  # a single weight file in models_dir ...
     dir: Optional[str] = None  # ... or a directory (exported ONNX models)
     sha256: Optional[str] = None
@@ -199,6 +199,18 @@ class ModelStore:
             for fname in ("model.onnx", "tokenizer.json"):
                 check_sha256(path / fname, files.get(fname, ""), fix)
         return path
+
+    def resolve_ocr(self) -> dict[str, Path]:
+        """The OCR engine's models by their part ("det", "rec", "cls"), each sha256-checked."""
+        found = {}
+        for entry in (e for e in self.entries if e.role == "ocr"):
+            path = self.path_of(entry)
+            if not path.is_file():
+                raise ModelError(f"the OCR model {entry.name!r} is not prepared (expected {path}); {self._prepare_hint(entry)}")
+            if entry.sha256:
+                check_sha256(path, entry.sha256, f"delete it and {self._prepare_hint(entry)}")
+            found[str(entry.extra.get("ocr", entry.name))] = path
+        return found
 
     # -- verify ------------------------------------------------------------------------
     def verify(self, names: Optional[list[str]] = None) -> list[tuple[str, bool, str]]:

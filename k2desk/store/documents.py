@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import bisect
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
+from k2desk.ingest import locations
 from k2desk.store.db import Database
 from k2desk.text.chunking import Chunk
 from k2desk.types import Source
@@ -44,25 +44,31 @@ class ChunkRow:
 
     @property
     def page(self) -> int:
-        """The page (1-based) this chunk of a PDF's text starts on, from the reader's
-        ``page_offsets`` (page i+1 starts at offsets[i]); 0 for documents without pages."""
-        return self._page_at(self.start_char)
+        """The page (1-based) this chunk of a paged document's text (a PDF, a multi-page scan)
+        starts on; 0 for documents without pages (and for slides and sheets: see ``location``)."""
+        return self._span()[0] if locations.unit(self.meta) == "page" else 0
 
     @property
     def last_page(self) -> int:
         """The page its last character is on (a chunk may run over a page break)."""
-        return max(self.page, self._page_at(max(self.start_char, self.end_char - 1)))
+        return self._span()[1] if locations.unit(self.meta) == "page" else 0
+
+    @property
+    def location(self) -> str:
+        """Where the chunk is in its file: "p. 3", "slides 2–3", "sheet Stock, rows 12–21"; "" if unknown."""
+        return locations.label(self.meta, *self._span())
 
     def as_source(self, score: float) -> Source:
-        """This chunk as an answer's source, with its pages where the document has pages."""
+        """This chunk as an answer's source, with its pages, slides or rows where the document has them."""
+        first, last = self._span()
+        paged = locations.unit(self.meta) == "page"
         return Source(self.document, self.id, score, self.text, self.title, self.start_char, self.end_char,
-                      self.page, self.last_page)
+                      first if paged else 0, last if paged else 0, locations.label(self.meta, first, last))
 
-    def _page_at(self, char: int) -> int:
-        offsets = self.meta.get("page_offsets") if self.source == "text" else None
-        if not offsets:
-            return 0
-        return max(1, bisect.bisect_right(offsets, char))
+    def _span(self) -> tuple[int, int]:
+        if self.source != "text":  # a summary's chunk has no place in the file
+            return 0, 0
+        return locations.span(self.meta, self.start_char, self.end_char)
 
 
 _DOC_COLS = "id, key, title, kind, meta, content_hash, status, error, updated_at"

@@ -1,6 +1,7 @@
 """The History tab: every question asked through the app is kept in the collection with its answer
 and sources, survives a restart, can be asked again, removed, and exported as Markdown."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -64,7 +65,7 @@ def test_history_keeps_answers_across_restarts_asks_again_and_exports_markdown(q
         assert md.startswith("# Questions about “default”") and "· 3 questions" in md
         positions = [md.index(f"## {q}") for q, _ in QUESTIONS]
         assert positions == sorted(positions) and md.count(f"## {QUESTIONS[0][0]}") == 2  # oldest first
-        assert "`lighthouse.txt`" in md and "`report.pdf`, pages 1–2" in md and "**Sources**" in md
+        assert "`lighthouse.txt`" in md and re.search(r"`report.pdf`, page [12] ", md) and "**Sources**" in md
 
         history.list.setCurrentItem(history.list.topLevelItem(0))
         qtbot.mouseClick(history.remove_button, Qt.MouseButton.LeftButton)

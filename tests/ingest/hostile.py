@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import io
 import json
+import mailbox
 import os
 import random
 import zipfile
 from dataclasses import dataclass
+from email.message import EmailMessage
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -78,8 +80,8 @@ def make_corpus(folder: Path, seed: int = 7) -> list[Made]:
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
     made: list[Made] = []
-    for ext, base in BASES.items():
-        data = base.read_bytes()
+    bases = {ext: path.read_bytes() for ext, path in BASES.items()} | office_bases(folder / ".bases")
+    for ext, data in bases.items():
         stem = ext[1:]
         for i in range(2):
             _write(folder, f"{stem}-good-{i}{ext}", data if i == 0 else data + b"\n" * (ext in (".txt", ".md")),
@@ -139,6 +141,8 @@ def make_corpus(folder: Path, seed: int = 7) -> list[Made]:
         _write(folder, name, f"A note filed as {name!r}: the harbour office opens at nine.".encode(), "odd file name",
                made, good=True)
 
+    person_folder_cases(folder, made, bases)
+
     big = folder / "big-200mb.txt"
     line = b"The lighthouse keeper logged the weather at dawn and again at dusk.\n"
     with open(big, "wb") as f:
@@ -161,6 +165,112 @@ def make_corpus(folder: Path, seed: int = 7) -> list[Made]:
     closed.chmod(0)
     made.append(Made(closed, "unreadable folder"))
     return made
+
+
+def office_bases(work: Path) -> dict[str, bytes]:
+    """A good file of each office kind the damage loop takes (pictures are left out: each copy
+    would be read by OCR)."""
+    from tests.ingest import office_folder as office
+
+    work.mkdir(parents=True, exist_ok=True)
+    office.slides(work / "b.pptx")
+    office.workbook(work / "b.xlsx")
+    office.safety_odt(work / "b.odt")
+    out = {ext: (work / f"b{ext}").read_bytes() for ext in (".pptx", ".xlsx", ".odt")}
+    for f in work.iterdir():
+        f.unlink()
+    work.rmdir()
+    out[".csv"] = b"Town,Carrier,Delivery day\nHarrowgate,Northline Freight,Tuesday\nOstby,Gull Coast Haulage,Thursday\n"
+    out[".rtf"] = office.OFFER_RTF.encode("ascii")
+    out[".eml"] = office.complaint_eml()
+    return out
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG that declares ``width`` × ``height`` pixels and holds a few rows: a decompression bomb's header."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 4096)) + chunk(b"IEND", b""))
+
+
+def _million_formatted_rows(xlsx: bytes) -> bytes:
+    """The workbook with a million empty but formatted rows appended to its first sheet (~90 MiB of XML)."""
+    members = _zip_members(xlsx)
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    rows = "".join(f'<row r="{n}" s="1" customFormat="1"><c r="A{n}" s="1"/><c r="B{n}" s="1"/></row>' for n in range(7, 1_000_001))
+    at = sheet.index("</sheetData>")
+    members["xl/worksheets/sheet1.xml"] = (sheet[:at] + rows + sheet[at:]).encode()
+    return _zip_with(members)
+
+
+def _broken_mime_with_big_attachment() -> bytes:
+    """A message whose 30 MB base64 attachment is cut off, with no closing boundary and stray bytes."""
+    import base64
+
+    payload = base64.encodebytes(random.Random(5).randbytes(22 << 20))
+    return (b"From: someone@example.org\r\nSubject: Scans of the site\r\nMIME-Version: 1.0\r\n"
+            b'Content-Type: multipart/mixed; boundary="XYZ"\r\n\r\n--XYZ\r\nContent-Type: text/plain\r\n\r\n'
+            b"The site photos are attached.\r\n--XYZ\r\nContent-Type: application/pdf; name=site.pdf\r\n"
+            b"Content-Transfer-Encoding: base64\r\nContent-Disposition: attachment; filename=site.pdf\r\n\r\n"
+            + payload + b"%%%\xff\xfe not base64 \x00")
+
+
+def person_folder_cases(folder: Path, made: list[Made], bases: dict[str, bytes]) -> None:
+    """The files of a person's folder, damaged: pictures, slides, sheets, OpenDocument, RTF and mail."""
+    from tests.ingest import office_folder as office
+
+    ole = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(8192)  # how Office stores a password-protected file
+    photo = office.whiteboard_photo(office.WHITEBOARD)
+    _write(folder, "image-bomb.png", _png_header(50_000, 50_000), "a 50,000 x 50,000 PNG", made)
+    _write(folder, "image-wide.webp", _png_header(200_000, 400), "a PNG named .webp, 80 Mpx", made)
+    _write(folder, "photo-good.jpg", photo, "a photo of a whiteboard", made, good=True)
+    _write(folder, "photo-truncated.jpg", photo[: len(photo) // 3], "a photo cut at a third", made)
+    _write(folder, "photo-random.png", random.Random(11).randbytes(8192), "random bytes as PNG", made)
+    _write(folder, "photo-empty.tif", b"", "an empty TIFF", made)
+    _write(folder, "photo-text.bmp", b"BM this is not a bitmap at all", "text named .bmp", made)
+    _write(folder, "scan-blank.pdf", office.scanned_pdf([""]), "a scanned blank page", made)
+    for kind in ("xlsx", "pptx", "docx"):
+        _write(folder, f"locked.{kind}", ole, f"password-protected {kind.upper()}", made)
+    pptx = bases[".pptx"]
+    for frac in (0.05, 0.5, 0.95):
+        _write(folder, f"slides-cut-{int(frac * 100):02d}.pptx", pptx[: int(len(pptx) * frac)], f"PPTX truncated at {frac:.0%}", made)
+    pptx_members = _zip_members(pptx)
+    slide = next(k for k in pptx_members if k.startswith("ppt/slides/slide"))
+    _write(folder, "slides-bomb.pptx", _bomb_zip({k: v for k, v in pptx_members.items() if k != slide}, slide), "PPTX zip bomb", made)
+    xlsx_members = _zip_members(bases[".xlsx"])
+    _write(folder, "sheet-bomb.xlsx", _bomb_zip({k: v for k, v in xlsx_members.items() if k != "xl/sharedStrings.xml"},
+                                                "xl/sharedStrings.xml"), "XLSX zip bomb (shared strings)", made)
+    _write(folder, "sheet-million-formatted-rows.xlsx", _million_formatted_rows(bases[".xlsx"]),
+           "a million empty formatted rows", made, good=True)
+    odt_members = _zip_members(bases[".odt"])
+    _write(folder, "rules-no-content.odt", _zip_with({k: v for k, v in odt_members.items() if k != "content.xml"}),
+           "ODT without content.xml", made)
+    _write(folder, "rules-bomb.odt", _bomb_zip({k: v for k, v in odt_members.items() if k != "content.xml"}, "content.xml"),
+           "ODT zip bomb", made)
+    _write(folder, "letter-unbalanced.rtf", office.OFFER_RTF.encode()[:-40], "RTF with unbalanced braces", made, good=True)
+    _write(folder, "letter-binary.rtf", b"{\\rtf1 " + random.Random(2).randbytes(4096), "RTF with binary garbage", made)
+    _write(folder, "table-nul.csv", b"a,b\n1,\x00\x00\x002\n" * 100, "CSV with NUL bytes", made)
+    _write(folder, "table-one-field.csv", b'"' + b"x" * (5 << 20) + b'"\n', "CSV with a 5 MB field", made)
+    _write(folder, "mail-broken-mime.eml", _broken_mime_with_big_attachment(), "30 MB attachment, broken MIME", made, good=True)
+    _write(folder, "mail-junk.eml", random.Random(3).randbytes(2048), "random bytes as EML", made)
+    _write(folder, "mail-charset.eml", b"Subject: =?x-unknown?q?Caf=E9?=\nContent-Type: text/plain; charset=x-unknown\n\n"
+           b"The caf\xe9 order is confirmed.\n", "EML with an unknown charset", made, good=True)
+    box = mailbox.mbox(str(folder / "mail-10000.mbox"))
+    box.lock()
+    for n in range(10_000):
+        msg = EmailMessage()
+        msg["From"], msg["Subject"] = f"sender{n % 37}@example.org", f"Ticket {n}"
+        msg.set_content(f"Ticket {n} is closed.")
+        box.add(msg)
+    box.flush()
+    box.unlock()
+    box.close()
+    made.append(Made(folder / "mail-10000.mbox", "an mbox of 10,000 messages", good=True))
+    _write(folder, "mail-empty.mbox", b"", "an empty mbox", made)
 
 
 def _zip_with(members: dict[str, bytes]) -> bytes:

@@ -46,8 +46,10 @@ def read_one(path: Path) -> RawDocument:
 
 
 def test_supported_kinds():
-    assert set(SUPPORTED.values()) == {"txt", "md", "pdf", "docx", "html", "epub", "jsonl"}
+    assert set(SUPPORTED.values()) == {"txt", "md", "pdf", "docx", "html", "epub", "jsonl", "image", "pptx", "xlsx",
+                                       "csv", "ods", "odt", "odp", "rtf", "eml", "mbox"}
     assert SUPPORTED[".htm"] == "html" and SUPPORTED[".markdown"] == "md"
+    assert SUPPORTED[".jpeg"] == SUPPORTED[".tif"] == SUPPORTED[".webp"] == "image" and SUPPORTED[".tsv"] == "csv"
 
 
 def test_txt_facts_key_title_hash():
@@ -102,7 +104,7 @@ def test_pypdf_fallback_reads_the_same_pdf():
 def test_pdf_without_text_is_reported(tmp_path):
     path = tmp_path / "scan.pdf"
     path.write_bytes(_make_fixtures().pdf_bytes([[], []]))
-    with pytest.raises(IngestError, match=r"^scan\.pdf: no extractable text \(scanned PDF\?\)$"):
+    with pytest.raises(IngestError, match=r"^scan\.pdf: no extractable text \(no text layer and no scanned page\)$"):
         read_path(path)
 
 

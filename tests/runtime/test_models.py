@@ -53,7 +53,8 @@ def fake_store(tmp_path: Path, models: list[dict]) -> ModelStore:
 # -- the real models ------------------------------------------------------------------
 def test_default_names_are_the_non_optional_models(model_store):
     names = [e.name for e in model_store.entries if not e.optional]
-    assert names == ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2"]
+    assert names == ["smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b", "all-minilm-l6-v2",
+                     "ppocr-v6-det", "ppocr-v6-rec"]
     assert [e.name for e in model_store.entries if e.default] == ["qwen2.5-coder-0.5b"]
 
 
@@ -291,3 +292,20 @@ def test_export_without_torch_names_the_extra(tmp_path, monkeypatch):
         store.prepare(["all-minilm-l6-v2"])
     assert str(err.value) == "exporting all-minilm-l6-v2 needs the build-time extra: pip install 'k2desk[export]'"
     assert not (tmp_path / "cache").exists()  # failed before downloading anything
+
+
+def test_the_ocr_models_resolve_by_part_and_are_checked(model_store, tmp_path):
+    try:
+        found = model_store.resolve_ocr()
+    except ModelError as exc:
+        from tests.conftest import missing_model
+
+        missing_model(str(exc))
+    assert sorted(found) == ["det", "rec"] and found["rec"].name == "PP-OCRv6_rec_small.onnx"
+    damaged = ModelStore(tmp_path, manifest=model_store.manifest_path)
+    for path in found.values():
+        shutil.copy(path, tmp_path / path.name)
+    with open(tmp_path / found["det"].name, "r+b") as f:
+        f.write(b"\0" * 16)
+    with pytest.raises(ModelError, match="sha256"):
+        damaged.resolve_ocr()

@@ -50,3 +50,13 @@ def test_chunk_text_with_the_real_tokenizer(embedder):
     assert chunks[-1].text.endswith("bread.")  # the tail is kept
     for c in chunks:
         assert text[c.start_char:c.end_char] == c.text
+
+
+def test_no_window_runs_over_a_part_break():
+    from k2desk.text.chunking import chunk_spans
+
+    text = "aa bb cc dd ee ff"
+    spans = [(i, i + 2) for i in range(0, len(text), 3)]  # six two-letter tokens
+    chunks = chunk_spans(text, spans, size=4, overlap=1, breaks=[0, 6, 6, 12])
+    assert [c.text for c in chunks] == ["aa bb", "cc dd", "ee ff"] and [c.seq for c in chunks] == [0, 1, 2]
+    assert [c.text for c in chunk_spans(text, spans, size=4, overlap=1)] == ["aa bb cc dd", "dd ee ff"]

@@ -6,6 +6,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFileDialog, QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
+from k2desk.ingest import SUPPORTED
+
 _IDLE = "QFrame#dropZone { border: 2px dashed #8a99ad; border-radius: 10px; background: #f5f8fb; }"
 _HOVER = "QFrame#dropZone { border: 2px dashed #2f6fdb; border-radius: 10px; background: #e6efff; }"
 
@@ -30,7 +32,8 @@ class DropZone(QFrame):
         self.setMinimumHeight(96)
         title = QLabel("<b>Drop a folder or files here</b> — indexing starts at once")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        hint = QLabel("txt · md · pdf · docx · html · epub · corpus .jsonl")
+        hint = QLabel("documents, PDFs and scans · pictures (OCR) · slides · sheets · OpenDocument · RTF · e-mail")
+        hint.setToolTip(" ".join(sorted(SUPPORTED)))
         hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         hint.setStyleSheet("color: #5b6775;")
         self.folder_button = QPushButton("Add folder…")
@@ -56,7 +59,7 @@ class DropZone(QFrame):
     def choose_files(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
             self, "Add files to the collection", "",
-            "Documents (*.txt *.md *.markdown *.pdf *.docx *.html *.htm *.epub *.jsonl);;All files (*)")
+            f"Documents ({' '.join('*' + ext for ext in sorted(SUPPORTED))});;All files (*)")
         if files:
             self.paths_dropped.emit(list(files))
 

@@ -77,7 +77,7 @@ def passage_html(document_text: Optional[str], source: Source, terms: Sequence[s
 def source_label(source: Source) -> str:
     """How a source is named in a list: its title (else its file name), then its pages."""
     name = source.title or Path(source.document).name or source.document
-    return f"{name}, {source.pages()}" if source.page else name
+    return f"{name}, {source.where()}" if source.where() else name
 
 
 def answer_form(answer: Answer) -> str:
@@ -181,7 +181,7 @@ class SourcesPanel(QWidget):
             text = self.text_of(s.document)
         except Exception:  # noqa: BLE001 - the passage alone is still worth showing
             text = None
-        page = f"{s.pages()} · " if s.page else ""
+        page = f"{html.escape(s.where())} · " if s.where() else ""
         self.title.setText(f"<b>{html.escape(Path(s.document).name or s.document)}</b> · {page}chunk {s.chunk_id} · "
                            f"score {s.score:.3f}")
         self.title.setToolTip(s.document)
