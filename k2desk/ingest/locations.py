@@ -21,24 +21,34 @@ class Parts:
 
     def __init__(self, unit: str = "page") -> None:
         self.unit = unit
-        self.text = ""
+        self._pieces: list[str] = []  # joined once, at the end (a sheet of 100,000 rows is 10,000 parts)
+        self._length = 0
         self.offsets: list[int] = []
         self.names: list[list[Any]] = []
         self.sheets: list[str] = []
         self._pending: list[Optional[list[Any]]] = []  # parts with no text yet: they start where the next one does
+
+    @property
+    def text(self) -> str:
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
 
     def add(self, text: str, name: Optional[list[Any]] = None) -> None:
         """Append one part (already normalized; "" for a part with no text, e.g. a blank page)."""
         self._pending.append(name)
         if not text:
             return
-        self.text += SEPARATOR if self.text else ""
+        if self._length:
+            self._pieces.append(SEPARATOR)
+            self._length += len(SEPARATOR)
         for pending in self._pending:
-            self.offsets.append(len(self.text))
+            self.offsets.append(self._length)
             if pending is not None:
                 self.names.append(pending)
         self._pending = []
-        self.text += text
+        self._pieces.append(text)
+        self._length += len(text)
 
     def sheet(self, name: str) -> int:
         """The index of a sheet's name in meta ``sheets`` (for rows' part names)."""
@@ -46,7 +56,7 @@ class Parts:
         return len(self.sheets) - 1
 
     def meta(self) -> dict[str, Any]:
-        offsets = self.offsets + [len(self.text)] * len(self._pending)
+        offsets = self.offsets + [self._length] * len(self._pending)
         names = self.names + [n for n in self._pending if n is not None]
         meta: dict[str, Any] = {"page_offsets": offsets}
         if self.unit == "page":

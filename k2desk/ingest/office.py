@@ -158,11 +158,14 @@ def read_xlsx(data: bytes, name: str) -> Read:
                 continue  # a chart sheet
             sheets += 1
             writer = SheetWriter(parts, ws.title)
-            for number, row in enumerate(ws.iter_rows(values_only=True, max_col=MAX_COLUMNS), start=1):
-                budget -= max(1, len(row))
+            for number, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                cells = [cell_text(v) for v in row[:MAX_COLUMNS]]
+                while cells and not cells[-1]:
+                    cells.pop()
+                budget -= max(1, len(cells))
                 if budget < 0:
                     break
-                writer.row(number, [cell_text(v) for v in row])
+                writer.row(number, cells)
             writer.close()
             if budget < 0:
                 break

@@ -10,7 +10,7 @@ document exactly and carry character offsets for highlighting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 PROFILES: dict[str, tuple[int, int]] = {
     "vec": (256, 20),  # dense and sparse stores
@@ -70,7 +70,34 @@ def chunk_spans(text: str, spans: Sequence[tuple[int, int]], size: int, overlap:
     return chunks
 
 
+BLOCK_CHARS = 1 << 16  # a long text is tokenized a block at a time (cut at whitespace: the same tokens)
+
+
+def token_spans(text: str, tokenizer, start: int = 0, end: Optional[int] = None) -> list[tuple[int, int]]:
+    """The tokens' character spans of text[start:end], tokenized in blocks of at most BLOCK_CHARS
+    cut at whitespace, so a 10 MB text never goes to the tokenizer whole."""
+    end = len(text) if end is None else end
+    spans: list[tuple[int, int]] = []
+    while start < end:
+        stop = min(end, start + BLOCK_CHARS)
+        if stop < end:
+            cut = max(text.rfind("\n", start, stop), text.rfind(" ", start, stop))
+            stop = cut + 1 if cut > start else stop
+        spans += [(a + start, b + start) for a, b in tokenizer.token_spans(text[start:stop])]
+        start = stop
+    return spans
+
+
 def chunk_text(text: str, tokenizer, profile: str, breaks: Sequence[int] = ()) -> list[Chunk]:
-    """Chunk with a named profile; ``tokenizer`` has ``token_spans(text)`` (the Embedder does)."""
+    """Chunk with a named profile; ``tokenizer`` has ``token_spans(text)`` (the Embedder does).
+    With ``breaks`` (where each part of the file starts), each part is tokenized and chunked on
+    its own, so memory follows the largest part, not the document."""
     size, overlap = PROFILES[profile]
-    return chunk_spans(text, tokenizer.token_spans(text), size, overlap, breaks)
+    cuts = sorted({b for b in breaks if 0 < b < len(text)})
+    if not cuts:
+        return chunk_spans(text, token_spans(text, tokenizer), size, overlap)
+    chunks: list[Chunk] = []
+    for start, end in zip([0, *cuts], [*cuts, len(text)]):
+        for c in chunk_spans(text, token_spans(text, tokenizer, start, end), size, overlap):
+            chunks.append(Chunk(len(chunks), c.start_char, c.end_char, c.n_tokens, c.text))
+    return chunks

@@ -60,3 +60,17 @@ def test_no_window_runs_over_a_part_break():
     chunks = chunk_spans(text, spans, size=4, overlap=1, breaks=[0, 6, 6, 12])
     assert [c.text for c in chunks] == ["aa bb", "cc dd", "ee ff"] and [c.seq for c in chunks] == [0, 1, 2]
     assert [c.text for c in chunk_spans(text, spans, size=4, overlap=1)] == ["aa bb cc dd", "dd ee ff"]
+
+
+def test_a_long_text_is_tokenized_in_blocks_into_the_same_tokens(embedder, monkeypatch):
+    from pathlib import Path
+
+    import k2desk.text.chunking as chunking
+
+    text = (Path(__file__).resolve().parents[1] / "fixtures" / "mixed" / "lighthouse.txt").read_text(encoding="utf-8") * 3
+    monkeypatch.setattr(chunking, "BLOCK_CHARS", 500)
+    assert chunking.token_spans(text, embedder) == embedder.token_spans(text)
+    parts = [0, len(text) // 3, 2 * len(text) // 3]
+    parted = chunking.chunk_text(text, embedder, "vec", parts)
+    assert [c.seq for c in parted] == list(range(len(parted)))
+    assert all(not (c.start_char < p <= c.end_char - 1) for c in parted for p in parts[1:])
