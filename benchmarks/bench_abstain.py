@@ -22,6 +22,7 @@ from ../shared/bench by id).
     python benchmarks/bench_abstain.py coverage --work /tmp/abstain
     python benchmarks/bench_abstain.py answers --work /tmp/abstain --method hybrid --limit 40
     python benchmarks/bench_abstain.py report --work /tmp/abstain [--runs docs/eval/wiki68-evidence ...]
+    python benchmarks/bench_abstain.py caution --runs docs/eval/wiki68-check docs/eval/papers89-check docs/eval/sample60-check
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 import k2desk  # noqa: E402,F401  (the privacy switches first)
 from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
-from k2desk.eval.metrics import auc, is_abstention, strict_match, token_f1  # noqa: E402
+from k2desk.eval.metrics import auc, is_abstention, is_null_gold, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
 from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage, list_support  # noqa: E402
@@ -241,6 +242,37 @@ def report_runs(runs: list[str], golds: dict[str, str]) -> None:
                   f"{sum(r['verify'] + r['answer_support'] < t for r in scored if not r['right']):14d}")
 
 
+def caution_sweep(runs: list[str], golds: dict[str, str], seed: int = 44) -> None:
+    """The answers the one score declines that a caution would show instead (reader.cautions: the
+    answer's sentences hold every term of the question, the check not clearly against it), on two
+    halves of the runs' checked short answers split by question id (seeded): the thresholds are
+    chosen on the first half and reported on the second. Right, wrong (strict judge) and
+    unanswerable questions (null gold) apart."""
+    rows = []
+    for run in runs:
+        for line in (Path(run) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r.get("answer_support") is None or r.get("verify") is None:
+                continue
+            gold = golds[str(r["id"])]
+            r["kind"] = ("unanswerable" if is_null_gold(gold) else
+                         "right" if strict_match(r.get("candidate") or r["prediction"], gold) else "wrong")
+            rows.append(r)
+    ids = sorted({r["id"] for r in rows})
+    random.Random(seed).shuffle(ids)
+    tune = set(ids[: len(ids) // 2])
+    kinds = ("right", "wrong", "unanswerable")
+    for half, sel in (("tune", [r for r in rows if r["id"] in tune]), ("report", [r for r in rows if r["id"] not in tune])):
+        declined = [r for r in sel if not keeps(r["answer_support"], r["verify"])]
+        print(f"{half} half: {len(sel)} checked short answers; declined by the one score: "
+              + ", ".join(f"{sum(r['kind'] == k for r in declined)} {k}" for k in kinds))
+        for support in (0.5, 0.6, 0.8, 0.99):
+            for verify in (-1.0, -0.5, 0.0):
+                shown = [r for r in declined if r["answer_support"] >= support and r["verify"] >= verify]
+                print(f"  caution at support >= {support:4.2f}, verify >= {verify:4.1f}: shown "
+                      + ", ".join(f"{sum(r['kind'] == k for r in shown)} {k}" for k in kinds))
+
+
 def redecide(work: Path, rows: list[dict]) -> list[dict]:
     """Each row's decision under this code's rule: a short answer the model gave (the recorded
     candidate) is declined when ``reader.keeps`` says so: its support with the model's check of it
@@ -275,6 +307,8 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
+    caution = sub.add_parser("caution", help="the answers a caution would show instead of declining (recorded runs)")
+    caution.add_argument("--runs", nargs="+", required=True, help="eval run folders (docs/eval/...) with the checks' scores")
     for name in ("coverage", "answers", "report"):
         s = sub.add_parser(name)
         s.add_argument("--work", required=True)
@@ -287,6 +321,11 @@ def main() -> None:
             s.add_argument("--limit", type=int, default=20, help="answerable questions per dev collection")
             s.add_argument("--form", help="every question of this form (list, explain, ...) instead of the sample")
     args = ap.parse_args()
+    if args.cmd == "caution":
+        golds = {str(q["id"]): q["answer"] for name in DEV
+                 for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
+        caution_sweep(args.runs, golds)
+        return
     {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report}[args.cmd](args)
 
 

@@ -57,6 +57,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print()
     else:
         print(answer.answer)
+    if answer.caution:
+        print(answer.caution)
     if answer.coverage_note:
         print(answer.coverage_note)
     if answer.scope:

@@ -87,12 +87,28 @@ class Answer:
         coverage = self.trace.get("coverage") if isinstance(self.trace, dict) else None
         return str(coverage.get("note") or "") if isinstance(coverage, dict) else ""
 
+    @property
+    def caution(self) -> str:
+        """The caution shown with an answer the check was unsure of, with its sentence ("" if none)."""
+        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
+        return str(reader.get("caution") or "") if isinstance(reader, dict) else ""
+
+    @property
+    def outcome(self) -> str:
+        """"answered", "cautioned" (shown with ``caution``) or "declined" ("not in your documents")."""
+        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
+        if isinstance(reader, dict) and reader.get("form") == "abstain":
+            return "declined"
+        return "cautioned" if self.caution else "answered"
+
     def to_json(self) -> dict[str, Any]:
         """The ``ask --json`` contract (README, "Using it")."""
         return {
             "question": self.question,
             "method": self.method,
             "answer": self.answer,
+            "outcome": self.outcome,
+            **({"caution": self.caution} if self.caution else {}),
             "sources": [s.to_json() for s in self.sources],
             "trace": self.trace,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},

@@ -90,9 +90,10 @@ EOF
 import json, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 data = json.loads(text[text.index("{"):])
-first = data["sources"][0]
-assert first["document"].endswith(sys.argv[2]) and first.get("location") == sys.argv[3], first
-print(f"  {sys.argv[2]}: read, first source at {first['location']}")
+first, file, where = data["sources"][0], sys.argv[2], sys.argv[3]
+assert first["document"].endswith(file) and first.get("location"), first  # read, and cited by its part
+assert any(s["document"].endswith(file) and s.get("location") == where for s in data["sources"]), data["sources"]
+print(f"  {file}: read, first source at {first['location']}, the answer's place ({where}) among the sources")
 EOF
   done
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME QT_QPA_PLATFORM=offscreen K2DESK_GUI_SELFTEST="$QUESTION" \

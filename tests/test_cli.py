@@ -40,7 +40,7 @@ def test_index_ask_json_docs(cli, tmp_path):
 
     out = cli("ask", "What is the chess club's membership?", "--method", "hybrid", "--json", "--llm", "smollm2-135m", check=0)
     payload = json.loads(out.stdout)
-    assert set(payload) == {"question", "method", "answer", "sources", "trace", "timings", "llm"}
+    assert set(payload) == {"question", "method", "answer", "outcome", "sources", "trace", "timings", "llm"}
     assert payload["method"] == "hybrid" and payload["answer"]
     assert Path(payload["sources"][0]["document"]).name == "chess_club.txt"
     assert payload["llm"]["calls"] == 1 and payload["llm"]["prompt_tokens"] > 0

@@ -73,8 +73,12 @@ def test_the_detector_sees_an_outside_connect(strace, tmp_path):
 
 
 def test_index_ask_and_the_desktop_app_connect_to_nothing_outside(strace, tmp_path, clean_env, embedder, tiny_llm_path):
+    from tests.ingest.office_folder import CONTRACT_PAGES, scanned_pdf, slides
+
     folder = tmp_path / "docs"
     shutil.copytree(FIXTURES / "mixed", folder)
+    (folder / "scan.pdf").write_bytes(scanned_pdf(CONTRACT_PAGES[:1]))  # read by OCR: its library could fetch models
+    slides(folder / "board.pptx")  # from a hub; here it must use the manifest's, and nothing else leaves
     k2desk = [sys.executable, "-m", "k2desk"]
 
     proc, found = traced(strace, tmp_path, [*k2desk, "index", str(folder)], clean_env)

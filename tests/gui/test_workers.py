@@ -24,3 +24,14 @@ def test_stop_ends_a_running_job_while_the_gui_thread_waits(qtbot, settings, mon
     qtbot.waitUntil(lambda: started == ["hybrid"], timeout=10_000)
     # the GUI thread blocks in stop(): the worker's thread must end its own event loop
     assert job.stop(wait_ms=10_000) and not job.running
+
+
+def test_a_documents_row_says_how_it_was_read():
+    from k2desk.gui.workers import document_detail
+
+    scan = {"reading": "OCR", "ocr_pages": 2, "ocr_confidence": 0.991}
+    assert document_detail("done", ["text"], 3, meta=scan) == "3 chunks · OCR, 2 pages, confidence 0.99"
+    mixed = {"reading": "text layer + OCR", "pages": 6, "ocr_pages": 1, "ocr_confidence": 0.97}
+    assert document_detail("done", ["text"], 9, meta=mixed) == "9 chunks · text layer + OCR (1 of 6 pages, confidence 0.97)"
+    assert document_detail("done", ["text"], 1, meta={"reading": "text layer"}) == "1 chunk"
+    assert document_detail("failed", [], 0, "scan.pdf: no extractable text", meta=scan) == "scan.pdf: no extractable text"

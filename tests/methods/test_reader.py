@@ -154,3 +154,46 @@ def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engi
         assert reading.trace["verify"] == 5.0
         assert (reading.answer == reply) is kept and (reading.answer == NOT_IN_DOCUMENTS) is not kept, reading.answer
         assert kept is (support["score"] >= SUPPORT_FLOOR or support["restates"])
+
+
+def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_term_stands_beside_it(engine):
+    """Support 1.0 (the question's terms all in the answer's sentence) and a lukewarm check: shown,
+    with the sentence and a caution (CAUTION_*); a clear "no" still declines it, and so does a
+    lukewarm check of an answer whose sentence lacks the question's terms."""
+    from k2desk.methods.reader import CAUTION_VERIFY, Reader
+    from k2desk.prompts import NOT_IN_DOCUMENTS
+    from k2desk.types import Answer
+    from tests.methods.support import ScriptedLLM
+
+    def unsure(score):
+        class Unsure(ScriptedLLM):
+            def first_token_logits(self, messages, words, usage=None, cancel=None):
+                return {"yes": 0.0, "no": -score}
+        return Unsure
+
+    retriever = engine.method("evidence").ctx.retriever("text")
+    question = "Who is the site manager of the Brennwald tunnel?"
+    hits = retriever.evidence_search(question, k=10)
+    for verify, outcome in ((-0.4, "cautioned"), (CAUTION_VERIFY - 0.5, "declined")):
+        llm = unsure(verify)(lambda prompt, schema: "Ilse Damaschke")
+        reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
+        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace})
+        assert reading.trace["answer_support"]["score"] == 1.0 and answer.outcome == outcome, reading.trace
+        if outcome == "cautioned":
+            assert reading.answer == "Ilse Damaschke" and "Ilse Damaschke" in answer.caution
+            assert answer.to_json()["outcome"] == "cautioned" and answer.to_json()["caution"] == answer.caution
+        else:
+            assert reading.answer == NOT_IN_DOCUMENTS and answer.caution == ""
+    far = "What did the residents of the Brennwald valley ask for about the tunnel's opening?"
+    llm = unsure(-0.4)(lambda prompt, schema: "a brass band")
+    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(far, retriever.evidence_search(far, k=10))
+    assert reading.answer == NOT_IN_DOCUMENTS
+
+
+def test_the_sentence_shown_with_a_caution():
+    from k2desk.methods.reader import evidence_sentence
+
+    context = "Board minutes. The fire warden is Ilse Marquardt. Nothing else.\nWood: Walnut · Stock: 6.5\nEnd"
+    assert evidence_sentence(context, "Ilse Marquardt") == "The fire warden is Ilse Marquardt."
+    assert evidence_sentence(context, "6.5") == "Wood: Walnut · Stock: 6.5"
+    assert evidence_sentence(context, "Oak") == ""
