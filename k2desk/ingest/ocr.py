@@ -7,6 +7,7 @@ measurement against Tesseract (benchmarks/bench_ocr.py, docs/ingest).
 vertical gap is wide) and the mean recognition confidence. ``OcrCache`` keeps each page's result
 on disk as soon as it is read (keyed by the file's sha256), so a cancelled or killed run redoes at
 most the page that was in flight, and an unchanged file is never read by OCR twice.
+``ocr_pages`` reads a document's pages that way, with progress per page and cancel between pages.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from k2desk.errors import IngestError
+from k2desk.ingest.document import ReadContext
 
 MAX_PIXELS = 60_000_000  # larger images are refused (a decompression bomb); a letter page at 600 dpi is 33.7 Mpx
 RENDER_DPI = 200  # a PDF page without a text layer is rendered at this resolution for OCR
@@ -144,6 +146,43 @@ class OcrCache:
 
     def forget(self, content_hash: str) -> None:
         self._path(content_hash).unlink(missing_ok=True)
+
+
+@dataclass
+class OcrRead:
+    pages: dict[int, OcrPage]  # page index (0-based) -> its text
+    fresh: int  # pages read by OCR in this run (the others came from the cache)
+
+    def meta(self, text_layer: bool) -> dict:
+        """How the document was read: "OCR" or "text layer + OCR", pages OCR'd, mean confidence."""
+        weights = {i: max(1, len(p.text)) for i, p in self.pages.items()}
+        mean = sum(weights[i] * p.confidence for i, p in self.pages.items()) / max(1, sum(weights.values()))
+        return {"reading": "text layer + OCR" if text_layer else "OCR", "ocr_pages": len(self.pages),
+                "ocr_pages_read": self.fresh, "ocr_confidence": round(mean, 3), "ocr_engine": engine_name()}
+
+
+def ocr_pages(indices: list[int], render, name: str, ctx: ReadContext) -> OcrRead:
+    """OCR the pages ``indices`` (``render(i)`` gives page i's picture), each page's result kept in
+    the cache as soon as it is read; pages the cache holds are not read again. Progress per page,
+    cancel between pages."""
+    cached = ctx.cache.pages(ctx.content_hash) if ctx.cache is not None and ctx.content_hash else {}
+    engine, fresh, out = None, 0, {}
+    for n, i in enumerate(indices):
+        ctx.progress("ocr", n, len(indices))
+        ctx.cancel.check()
+        if i in cached:
+            out[i] = cached[i]
+            continue
+        if engine is None:
+            if ctx.ocr is None:
+                raise IngestError(f"{name}: a scan or picture, and no OCR engine here (run `k2desk models prepare`)")
+            engine = ctx.ocr()
+        out[i] = engine.read(render(i))
+        fresh += 1
+        if ctx.cache is not None and ctx.content_hash:
+            ctx.cache.add(ctx.content_hash, i, out[i])
+    ctx.progress("ocr", len(indices), len(indices))
+    return OcrRead(out, fresh)
 
 
 def open_image(data: bytes, name: str) -> Any:

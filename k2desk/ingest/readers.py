@@ -13,7 +13,7 @@ import io
 import posixpath
 import re
 import zipfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote
 from xml.etree import ElementTree
@@ -237,12 +237,12 @@ def _read_pdf(data: bytes, name: str, ctx: ReadContext) -> Read:
                 finally:
                     page.close()
 
-            read = ocr_pages(scanned, render, name, ctx)
+            read = ocr.ocr_pages(scanned, render, name, ctx)
         finally:
             pdf.close()
         for i, result in read.pages.items():
             pages[i] = normalize_text(result.text) or pages[i]
-        meta = read.meta(len(pages), text_layer=len(scanned) < len(pages))
+        meta = read.meta(text_layer=len(scanned) < len(pages))
     if not any(pages):
         raise IngestError(f"{name}: no extractable text (scanned pages, but OCR found no text on them)" if scanned
                           else f"{name}: no extractable text (no text layer and no scanned page)")
@@ -252,52 +252,15 @@ def _read_pdf(data: bytes, name: str, ctx: ReadContext) -> Read:
     return "", parts.text, {**parts.meta(), **meta}
 
 
-@dataclass
-class OcrRead:
-    pages: dict[int, ocr.OcrPage]  # page index (0-based) -> its text
-    fresh: int  # pages read by OCR in this run (the others came from the cache)
-
-    def meta(self, n_pages: int, text_layer: bool) -> dict:
-        """How the document was read: "OCR" or "text layer + OCR", pages OCR'd, mean confidence."""
-        weights = {i: max(1, len(p.text)) for i, p in self.pages.items()}
-        mean = sum(weights[i] * p.confidence for i, p in self.pages.items()) / max(1, sum(weights.values()))
-        return {"reading": "text layer + OCR" if text_layer else "OCR", "ocr_pages": len(self.pages),
-                "ocr_pages_read": self.fresh, "ocr_confidence": round(mean, 3), "ocr_engine": ocr.engine_name()}
-
-
-def ocr_pages(indices: list[int], render, name: str, ctx: ReadContext) -> OcrRead:
-    """OCR the pages ``indices`` (``render(i)`` gives page i's picture), each page's result kept in
-    the cache as soon as it is read; pages the cache holds are not read again. Progress per page,
-    cancel between pages."""
-    cached = ctx.cache.pages(ctx.content_hash) if ctx.cache is not None and ctx.content_hash else {}
-    engine, fresh, out = None, 0, {}
-    for n, i in enumerate(indices):
-        ctx.progress("ocr", n, len(indices))
-        ctx.cancel.check()
-        if i in cached:
-            out[i] = cached[i]
-            continue
-        if engine is None:
-            if ctx.ocr is None:
-                raise IngestError(f"{name}: a scan or picture, and no OCR engine here (run `k2desk models prepare`)")
-            engine = ctx.ocr()
-        out[i] = engine.read(render(i))
-        fresh += 1
-        if ctx.cache is not None and ctx.content_hash:
-            ctx.cache.add(ctx.content_hash, i, out[i])
-    ctx.progress("ocr", len(indices), len(indices))
-    return OcrRead(out, fresh)
-
-
 def _read_image(data: bytes, name: str, ctx: ReadContext) -> Read:
     """A picture (png, jpg, tif, webp, bmp) read by OCR; a multi-page TIFF page by page."""
     image = ocr.open_image(data, name)
     n = ocr.image_frames(image)
-    read = ocr_pages(list(range(n)), lambda i: ocr.frame(image, i, name), name, ctx)
+    read = ocr.ocr_pages(list(range(n)), lambda i: ocr.frame(image, i, name), name, ctx)
     texts = [normalize_text(read.pages[i].text) for i in range(n)]
     if not any(texts):
         raise IngestError(f"{name}: no text found in the picture by OCR")
-    meta = read.meta(n, text_layer=False)
+    meta = read.meta(text_layer=False)
     if n == 1:
         return "", texts[0], meta
     parts = Parts("page")
