@@ -35,3 +35,12 @@ def test_a_documents_row_says_how_it_was_read():
     assert document_detail("done", ["text"], 9, meta=mixed) == "9 chunks · text layer + OCR (1 of 6 pages, confidence 0.97)"
     assert document_detail("done", ["text"], 1, meta={"reading": "text layer"}) == "1 chunk"
     assert document_detail("failed", [], 0, "scan.pdf: no extractable text", meta=scan) == "scan.pdf: no extractable text"
+
+
+def test_a_message_and_an_attachment_are_named_by_their_file():
+    from k2desk.gui.widgets.documents import display_name, location
+
+    assert display_name("/home/ann/mail/team.mbox#message/2") == "team.mbox › message 2"
+    assert display_name("/home/ann/mail/complaint.eml#attachment/1/repair-quote.txt") == "complaint.eml › repair-quote.txt"
+    assert location("/home/ann/mail/team.mbox#message/2") == "/home/ann/mail"
+    assert display_name("/home/ann/notes.txt") == "notes.txt"

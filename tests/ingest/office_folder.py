@@ -172,6 +172,7 @@ def complaint_eml() -> bytes:
 
 
 def team_mbox(path: Path) -> None:
+    path.unlink(missing_ok=True)  # mailbox appends: a folder made again gets the same three messages
     box = mailbox.mbox(str(path))
     for sender, subject, body, date in [
         ("Petra Lind <petra@brightwater.example>", "Showroom photos", "The new showroom photos are on the shared drive.",

@@ -10,6 +10,7 @@ and took 1.6 s to sort by status; the model sorts in milliseconds.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Sequence
@@ -34,7 +35,15 @@ NOT_ASKABLE = ("failed", "skipped")  # rows that are no document one can ask abo
 SCOPE_NAMES = 8  # document names a scope line shows before "and N more"
 
 
+_PART = re.compile(r"#(?:message/(\d+)|attachment/\d+/(.+))$")  # an e-mail's message or attachment (ingest/mail.py)
+
+
 def display_name(key: str) -> str:
+    """A document's name in the list: its file name; a message of an mbox "team.mbox › message 2",
+    an attachment "complaint.eml › offer.pdf"; a corpus record its URL."""
+    part = _PART.search(key)
+    if part:
+        return f"{Path(key[: part.start()]).name} › " + (f"message {part.group(1)}" if part.group(1) else part.group(2))
     if "#" in key and not Path(key).exists():  # a record of a corpus file: "<file>#<url>"
         return key.rsplit("#", 1)[1] or key
     return Path(key).name or key
@@ -48,6 +57,8 @@ def scope_names(keys: Sequence[str]) -> str:
 
 
 def location(key: str) -> str:
+    part = _PART.search(key)
+    key = key[: part.start()] if part else key
     return str(Path(key).parent) if "/" in key else key
 
 
