@@ -234,7 +234,9 @@ class Reader:
                 trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if not keeps(after.score, trace.get("verify"), after.restates):
                 if cautions(after.score, trace.get("verify")):
-                    sentence = evidence_sentence(context, text)
+                    # the passages keep their lines (a sheet's row, a photo's line); the packed context joins them
+                    sentence = next((found for found in (evidence_sentence(h.chunk.text, text) for h in hits) if found),
+                                    evidence_sentence(context, text))
                     return Reading(text, "open", context, {**trace, "outcome": "cautioned", "caution": CAUTION.format(
                         sentence=sentence), "reason": "every term of the question stands beside it, the check is unsure"})
                 reason = ("the passages do not hold the answer" if not after.found_answer else
