@@ -91,7 +91,7 @@ def _attachments(msg: EmailMessage) -> list[tuple[str, bytes | None, str]]:
     return out
 
 
-def message_documents(data: bytes, key: str, name: str, content_hash: str, read_attachment: ReadBytes,
+def message_documents(data: bytes, key: str, content_hash: str, read_attachment: ReadBytes,
                       readable: Callable[[str], bool], kind: str = "eml") -> list[RawDocument]:
     """One message's bytes -> its document and one document per readable attachment."""
     msg = email.message_from_bytes(data, policy=email.policy.default)
@@ -141,7 +141,7 @@ def read_mbox(path: Path, name: str, read_attachment: ReadBytes, readable: Calla
             if n > MAX_MESSAGES:
                 break
             data = box.get_bytes(msg_key)
-            docs += message_documents(data, f"{path}#message/{n}", name, hashlib.sha256(data).hexdigest(),
+            docs += message_documents(data, f"{path}#message/{n}", hashlib.sha256(data).hexdigest(),
                                       read_attachment, readable, kind="mbox")
     except IngestError:
         raise

@@ -434,7 +434,7 @@ def read_path(path: str | Path, report=None, ctx: ReadContext | None = None) -> 
     content_hash = hashlib.sha256(data).hexdigest()
     if kind == "eml":
         try:
-            docs = mail.message_documents(data, str(p), name, content_hash, _attachment_reader(ctx), _readable_attachment)
+            docs = mail.message_documents(data, str(p), content_hash, _attachment_reader(ctx), _readable_attachment)
         except (IngestError, Cancelled):
             raise
         except Exception as exc:  # noqa: BLE001

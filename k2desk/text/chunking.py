@@ -48,25 +48,12 @@ def full_windows(n_tokens: int, size: int, overlap: int) -> int:
     return max(0, (n_tokens - overlap) // (size - overlap))
 
 
-def chunk_spans(text: str, spans: Sequence[tuple[int, int]], size: int, overlap: int,
-                breaks: Sequence[int] = ()) -> list[Chunk]:
-    """Chunk ``text`` given its tokens' character ``spans`` (from the embedder's tokenizer).
-
-    ``breaks``: character offsets where a part of the file starts (a page, a slide, a block of a
-    sheet's rows); no window runs over one, so every chunk is cited to its own part."""
-    chunks: list[Chunk] = []
-    cuts = sorted({b for b in breaks if b > 0})
-    groups: list[list[tuple[int, int]]] = [[]]
-    for span in spans:
-        while cuts and span[0] >= cuts[0]:
-            cuts.pop(0)
-            if groups[-1]:
-                groups.append([])
-        groups[-1].append(span)
-    for group in groups:
-        for a, b in windows(len(group), size, overlap):
-            start, end = group[a][0], group[b - 1][1]
-            chunks.append(Chunk(len(chunks), start, end, b - a, text[start:end]))
+def chunk_spans(text: str, spans: Sequence[tuple[int, int]], size: int, overlap: int) -> list[Chunk]:
+    """Chunk ``text`` given its tokens' character ``spans`` (from the embedder's tokenizer)."""
+    chunks = []
+    for seq, (a, b) in enumerate(windows(len(spans), size, overlap)):
+        start, end = spans[a][0], spans[b - 1][1]
+        chunks.append(Chunk(seq, start, end, b - a, text[start:end]))
     return chunks
 
 

@@ -5,8 +5,6 @@ cache that makes cancel, kill and re-runs cheap, and pictures too large to decod
 from __future__ import annotations
 
 import io
-import struct
-import zlib
 
 import pytest
 from rapidfuzz.distance import Levenshtein
@@ -17,6 +15,7 @@ from k2desk.ingest.document import ReadContext
 from k2desk.ingest.locations import location
 from k2desk.ingest.ocr import OcrCache, layout
 from k2desk.progress import CancelToken
+from tests.ingest.hostile import _png_header
 from tests.ingest.office_folder import CONTRACT_PAGES, WHITEBOARD, scanned_pdf
 
 
@@ -98,15 +97,8 @@ def test_a_torn_cache_line_is_ignored(tmp_path):
     assert cache.pages("abc") == {0: OcrPage("first", 0.9)}
 
 
-def _png_header_only(width: int, height: int) -> bytes:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 1024)) + chunk(b"IEND", b"")
-
-
 def test_a_decompression_bomb_is_refused_before_it_is_decoded(tmp_path):
-    (tmp_path / "bomb.png").write_bytes(_png_header_only(50_000, 50_000))
+    (tmp_path / "bomb.png").write_bytes(_png_header(50_000, 50_000))
     with pytest.raises(IngestError, match=r"^bomb.png: image too large to read by OCR \(50,000 × 50,000 pixels"):
         read_path(tmp_path / "bomb.png", ctx=ReadContext(ocr=lambda: pytest.fail("decoded")))
 

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from k2desk.text.chunking import PROFILES, chunk_spans, chunk_text, full_windows, windows
@@ -52,12 +54,15 @@ def test_chunk_text_with_the_real_tokenizer(embedder):
         assert text[c.start_char:c.end_char] == c.text
 
 
-def test_no_window_runs_over_a_part_break():
-    from k2desk.text.chunking import chunk_spans
+def test_no_window_runs_over_a_part_break(monkeypatch):
+    class Words:  # a tokenizer whose tokens are the words
+        def token_spans(self, text):
+            return [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
 
     text = "aa bb cc dd ee ff"
     spans = [(i, i + 2) for i in range(0, len(text), 3)]  # six two-letter tokens
-    chunks = chunk_spans(text, spans, size=4, overlap=1, breaks=[0, 6, 6, 12])
+    monkeypatch.setitem(PROFILES, "vec", (4, 1))
+    chunks = chunk_text(text, Words(), "vec", breaks=[0, 6, 6, 12])
     assert [c.text for c in chunks] == ["aa bb", "cc dd", "ee ff"] and [c.seq for c in chunks] == [0, 1, 2]
     assert [c.text for c in chunk_spans(text, spans, size=4, overlap=1)] == ["aa bb cc dd", "dd ee ff"]
 
