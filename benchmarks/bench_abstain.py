@@ -23,6 +23,15 @@ from ../shared/bench by id).
     python benchmarks/bench_abstain.py answers --work /tmp/abstain --method hybrid --limit 40
     python benchmarks/bench_abstain.py report --work /tmp/abstain [--runs docs/eval/wiki68-evidence ...]
     python benchmarks/bench_abstain.py caution --runs docs/eval/wiki68-check docs/eval/papers89-check docs/eval/sample60-check
+    python benchmarks/bench_abstain.py signals --work /tmp/abstain --runs docs/eval/wiki68-check ...
+
+``signals`` reads every checked short answer of the runs and of the near misses' answers
+(WORK/answers-evidence.jsonl) again with this code: the passages retrieved again (hybrid, k=10,
+on WORK's naive index, not necessarily the run's own), the words' support (values in their normal
+form) and the meaning's support (the embedder's cosine between the question and the windows that
+hold the answer) recomputed, the model's check as recorded. Rows go to WORK/signals.jsonl by
+(run, method, id); it prints each signal's AUC, right answers against wrong answers and against
+unanswerable questions' answers, on two seeded halves by question id.
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, is_null_gold, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
 from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
-from k2desk.methods.support import answer_support, coverage, list_support  # noqa: E402
+from k2desk.methods.support import answer_support, coverage, list_support, meaning_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
@@ -304,11 +313,85 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
     return rows
 
 
+def _halves(ids: set[str], seed: int = 44) -> set[str]:
+    """The first half of ``ids`` by a seeded shuffle (the half thresholds are tuned on)."""
+    ordered = sorted(ids)
+    random.Random(seed).shuffle(ordered)
+    return set(ordered[: len(ordered) // 2])
+
+
+def signal_rows(work: Path, runs: list[str], golds: dict[str, str]) -> list[dict]:
+    """(run, method, id, kind, support, support_now, meaning, verify) of every checked short answer
+    of ``runs`` and of the near misses' recorded answers; cached in WORK/signals.jsonl."""
+    out = work / "signals.jsonl"
+    done = {(r["run"], r["method"], r["id"]): r for r in map(json.loads, out.read_text().splitlines())} if out.exists() else {}
+    qs = {q["id"]: q for q in questions()}
+    todo = []
+    for run in runs:
+        for line in (Path(run) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r.get("answer_support") is not None and r.get("verify") is not None:
+                gold = golds[str(r["id"])]
+                candidate = r.get("candidate") or r["prediction"]
+                kind = ("unanswerable" if is_null_gold(gold) else "right" if strict_match(candidate, gold) else "wrong")
+                todo.append({"run": Path(run).name, "method": r["method"], "id": str(r["id"]), "kind": kind,
+                             "candidate": candidate, "support": r["answer_support"], "verify": r["verify"],
+                             "collection": qs[str(r["id"])]["collection"]})
+    near = work / "answers-evidence.jsonl"
+    for r in map(json.loads, near.read_text().splitlines()) if near.exists() else []:
+        if r.get("verify") is not None and not r["answerable"]:
+            todo.append({"run": "near-misses", "method": "hybrid", "id": r["id"], "kind": "unanswerable",
+                         "candidate": r["candidate"], "support": r["support"], "verify": r["verify"],
+                         "collection": r["collection"]})
+    engines: dict[str, Engine] = {}
+    rows = []
+    with out.open("a") as fh:
+        for t in todo:
+            key = (t["run"], t["method"], t["id"])
+            if key in done:
+                rows.append(done[key])
+                continue
+            engine = engines.get(t["collection"]) or engines.setdefault(t["collection"], Engine(settings(work), t["collection"]))
+            ctx = engine.method("evidence").ctx  # type: ignore[attr-defined]
+            retriever = ctx.retriever("text")
+            form = ask_form(qs[t["id"]]["question"])
+            hits = retriever.evidence_search(form.text, k=10)
+            s = answer_support(form.text, t["candidate"], hits, retriever.sparse)
+            meaning = meaning_support(form.text, s, ctx.embedder.embed)
+            row = {k: v for k, v in t.items() if k != "candidate"}  # no benchmark text kept
+            row.update(support_now=round(s.score, 4), restates=s.restates, found=s.found_answer,
+                       meaning=None if meaning is None else round(meaning, 4))
+            fh.write(json.dumps(row) + "\n")
+            rows.append(row)
+    for e in engines.values():
+        e.close()
+    return rows
+
+
+def cmd_signals(args: argparse.Namespace) -> None:
+    golds = {str(q["id"]): q["answer"] for name in DEV
+             for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
+    rows = signal_rows(Path(args.work), args.runs, golds)
+    tune = _halves({r["id"] for r in rows})
+    signals = {"support (recorded)": lambda r: r["support"], "support (normal form)": lambda r: r["support_now"],
+               "meaning": lambda r: r["meaning"] if r["meaning"] is not None else 0.0, "verify": lambda r: r["verify"],
+               "verify + support": lambda r: r["verify"] + r["support_now"]}
+    for half, sel in (("tune", [r for r in rows if r["id"] in tune]), ("report", [r for r in rows if r["id"] not in tune])):
+        right = [r for r in sel if r["kind"] == "right"]
+        print(f"{half} half: " + ", ".join(f"{sum(r['kind'] == k for r in sel)} {k}" for k in ("right", "wrong", "unanswerable")))
+        for name, f in signals.items():
+            print(f"  {name:22s} AUC right vs wrong {auc([f(r) for r in right], [f(r) for r in sel if r['kind'] == 'wrong']):.3f}"
+                  f"   right vs unanswerable {auc([f(r) for r in right], [f(r) for r in sel if r['kind'] == 'unanswerable']):.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     caution = sub.add_parser("caution", help="the answers a caution would show instead of declining (recorded runs)")
     caution.add_argument("--runs", nargs="+", required=True, help="eval run folders (docs/eval/...) with the checks' scores")
+    signals = sub.add_parser("signals", help="each signal's separation on recorded answers, read again")
+    signals.add_argument("--work", required=True)
+    signals.add_argument("--runs", nargs="+", required=True)
     for name in ("coverage", "answers", "report"):
         s = sub.add_parser(name)
         s.add_argument("--work", required=True)
@@ -326,7 +409,7 @@ def main() -> None:
                  for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
         caution_sweep(args.runs, golds)
         return
-    {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report}[args.cmd](args)
+    {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report, "signals": cmd_signals}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
+from k2desk.text.values import normal_values
+
 NULL_ANSWER = "Insufficient information."
 ABSTAIN_PHRASES = (
     "insufficient information",
@@ -120,16 +122,10 @@ def _dashes_as_spaces(text: Optional[str]) -> str:
     return "".join(" " if unicodedata.category(ch) == "Pd" else ch for ch in (text or ""))
 
 
-# A number written as a word is the number: "seven" for "7" is the same answer.
-NUMBER_WORDS = {w: str(i) for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-
-
 def _words(text: Optional[str]) -> list[str]:
-    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space and each
-    number word up to twenty as its digits (``NUMBER_WORDS``)."""
-    return [NUMBER_WORDS.get(w, w) for w in normalize_answer(_dashes_as_spaces(text)).split()]
+    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space and values
+    in their normal form (text/values.py: "seven" is "7", "€380" is "380 euros")."""
+    return normalize_answer(_dashes_as_spaces(normal_values(text or ""))).split()
 
 
 def content_words(text: Optional[str]) -> list[str]:

@@ -36,6 +36,7 @@ question's own wording says (question.py):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
@@ -45,7 +46,7 @@ from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
 from k2desk.methods.select import select_evidence
-from k2desk.methods.support import Windows, answer_support, coverage, list_support, sentence_windows
+from k2desk.methods.support import Windows, answer_support, coverage, list_support, meaning_support, sentence_windows
 from k2desk.progress import CancelToken
 from k2desk.prompts import (
     ABSTAIN_ANSWER,
@@ -62,6 +63,7 @@ from k2desk.prompts import (
 )
 from k2desk.runtime.llm import LLM
 from k2desk.store.sparse import SparseIndex
+from k2desk.text.values import normal_values
 
 READ_BUDGET = 1000  # tokens of evidence an open answer reads
 SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answers
@@ -120,7 +122,8 @@ class Reading:
 class Reader:
     def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
-                 outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False) -> None:
+                 outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False,
+                 embed: Optional[Callable[[list[str]], Any]] = None) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
@@ -129,6 +132,7 @@ class Reader:
         self.summaries = summaries  # answers a summary request from the corpus summaries
         self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
         self.verify = verify  # ask the answer's model whether the evidence says it (CHECK_MIN)
+        self.embed = embed  # texts → L2-normalized embeddings: the meaning's support (support.meaning_support)
 
     @property
     def llm(self) -> LLM:
@@ -230,6 +234,10 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             after = answer_support(asked, text, hits, self.sparse, windows)
             trace["answer_support"] = after.to_trace()
+            if self.embed is not None:
+                meaning = meaning_support(asked, after, self.embed)
+                if meaning is not None:
+                    trace["meaning"] = round(meaning, 4)
             if self.verify:
                 trace["verify"] = round(self._verify(llm, context, asked, text, usage, cancel), 4)
             if not keeps(after.score, trace.get("verify"), after.restates):
@@ -333,17 +341,21 @@ def cautions(support: float, verify: Optional[float]) -> bool:
     return verify is not None and support >= CAUTION_SUPPORT and verify >= CAUTION_VERIFY
 
 
+_SENTENCE_END = re.compile(r"(?<=\.)\s+|\n")
+
+
 def evidence_sentence(context: str, answer: str, limit: int = 300) -> str:
-    """The sentence of ``context`` that holds ``answer`` (case-insensitive; a line of a sheet or a
-    slide is a sentence), cut to ``limit`` characters; "" when the context does not hold it."""
-    at = context.lower().find(answer.strip().lower())
-    if at < 0 or not answer.strip():
+    """The sentence of ``context`` that holds ``answer`` (case-insensitive, values in their normal
+    form: "7 minutes" is held by "seven minutes"; a line of a sheet or a slide is a sentence), cut
+    to ``limit`` characters; "" when the context does not hold it."""
+    wanted = " ".join(normal_values(answer).lower().split())
+    if not wanted:
         return ""
-    start = max(context.rfind(". ", 0, at) + 2, context.rfind("\n", 0, at) + 1, 0)
-    ends = [i for i in (context.find(". ", at + len(answer)), context.find("\n", at + len(answer))) if i >= 0]
-    end = min(ends) + 1 if ends else len(context)
-    sentence = " ".join(context[start:end].split())
-    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+    for part in _SENTENCE_END.split(context):
+        sentence = " ".join(part.split())
+        if wanted in " ".join(normal_values(sentence).lower().split()):
+            return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
+    return ""
 
 
 def _open_messages(prompt: str, context: str, question: str, answer: str = DEFAULT_ANSWER_KIND) -> list[dict[str, str]]:

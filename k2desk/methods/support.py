@@ -16,9 +16,17 @@ document's "title | outlet | date" line and file name, which every sentence of a
   much did the Margarethe II cost to build?" stands beside "crossing" and "costs", not beside
   "Margarethe II" or "built": low support. An answer the passages do not contain at all: 0.
 
-Terms are the sparse index's own (stemmed), after irregular forms are mapped to their lemma
-("led" → "lead", "built" → "build") with spaCy's English exception tables, so "Who leads …?"
-meets "… is led by …". The thresholds that turn a score into "not in your documents" are
+Terms are the sparse index's own (stemmed), after values are put in one normal form
+(text/values.py: "seven minutes" is "7 minutes", "€1,180" is "1180 euros") and irregular forms
+are mapped to their lemma ("led" → "lead", "built" → "build") with spaCy's English exception
+tables, so "Who leads …?" meets "… is led by …".
+
+* ``meaning_support(question, support, embed)`` — the words' support cannot see a synonym ("the
+  boss" for "managing director") nor a sentence that names the question's words but says
+  something else; the embedder can, a little: the cosine between the question and the sentence
+  windows that hold the answer (the best of them).
+
+The thresholds that turn a score into "not in your documents" are
 measured (docs/eval/abstain/), not assumed.
 """
 
@@ -28,12 +36,16 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
+
+import numpy as np
 
 from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
 from k2desk.text.headers import chunk_header
+from k2desk.text.values import normal_values
+from k2desk.text.values import numbers as value_numbers
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
 # Words that say how a question asks, not what about: they need not occur in the passages. The
@@ -52,7 +64,6 @@ size number amount total count
 _HOW_WHAT = re.compile(r"\bhow\s+([A-Za-z]+)", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")  # "semi-character", "e-mail": also read as one word
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +86,8 @@ def irregular_lemmas() -> dict[str, str]:
 
 
 def lemmatized(text: str) -> str:
-    """``text`` with irregular word forms replaced by their lemma."""
+    """``text`` with its values in the normal form and irregular word forms replaced by their lemma."""
+    text = normal_values(text)
     table = irregular_lemmas()
     if not table:
         return text
@@ -97,6 +109,7 @@ class Support:
     missing: list[str] = field(default_factory=list)  # question terms not found
     found_answer: bool = True  # the answer occurs in the passages (answer_support only)
     restates: bool = False  # the answer has no words of its own beyond the question's ("7" for "season 7")
+    held: list[str] = field(default_factory=list)  # the sentence windows that hold the answer (answer_support)
 
     def to_trace(self) -> dict:
         return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer,
@@ -160,14 +173,32 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     need = sum(idf[t] for t in own) / 2
     found: set[str] = set()
     hit_any = False
-    numbers = set(_NUMBER.findall(answer))
+    numbers = value_numbers(answer)
+    held = []
     for window, text in windows if windows is not None else sentence_windows(hits, sparse):
-        if sum(idf[t] for t in own if t in window) >= need and numbers <= set(_NUMBER.findall(text)):
+        if sum(idf[t] for t in own if t in window) >= need and numbers <= value_numbers(text):
             hit_any = True
             found |= window
+            held.append(text)
     if not hit_any:
         return Support(0.0, q_terms, found_answer=False)
-    return _share(q_terms, found, sparse)
+    share = _share(q_terms, found, sparse)
+    share.held = held
+    return share
+
+
+MEANING_WINDOWS = 12  # the windows that hold an answer whose meaning is compared (in passage order)
+
+
+def meaning_support(question: str, support: Support, embed: Callable[[list[str]], np.ndarray]) -> Optional[float]:
+    """The cosine between ``question`` and the best of the sentence windows that hold the answer
+    (``support.held``, from ``answer_support``), by the embedder ``embed`` (texts → L2-normalized
+    rows); None when no window holds it."""
+    held = list(dict.fromkeys(support.held))[:MEANING_WINDOWS]
+    if not held:
+        return None
+    vectors = embed([question, *held])
+    return float(np.max(vectors[1:] @ vectors[0]))
 
 
 _ITEM_SPLIT = re.compile(r"\s*(?:^\s*[-*•]\s|\n\s*[-*•]\s|\n\s*\d+[.)]\s|^\s*\d+[.)]\s|[,;\n•]|\band\b)\s*")

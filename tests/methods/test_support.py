@@ -4,7 +4,15 @@ documents in a real collection (SQLite, FTS5, ONNX embeddings; no model)."""
 import pytest
 
 from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN
-from k2desk.methods.support import answer_support, coverage, lemmatized, list_items, list_support, question_terms
+from k2desk.methods.support import (
+    answer_support,
+    coverage,
+    lemmatized,
+    list_items,
+    list_support,
+    meaning_support,
+    question_terms,
+)
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +105,22 @@ def test_a_list_is_supported_as_far_as_its_items_are(retriever):
     assert half.score == pytest.approx(one.score / 2)
     none = list_support(question, "Margit Oberholzer and Ulla Kestrel", hits, retriever.sparse)
     assert (none.score, none.found_answer) == (0.0, False)
+
+
+def test_a_number_in_words_holds_the_answer_in_digits(retriever):
+    # the ferry page says "The crossing takes seven minutes."; the reader may write "7 minutes"
+    question = "How long does the crossing take?"
+    s = answer_support(question, "7 minutes", passages(retriever, question), retriever.sparse)
+    assert s.found_answer and s.score == 1.0
+    assert not answer_support(question, "8 minutes", passages(retriever, question), retriever.sparse).found_answer
+
+
+def test_the_meaning_of_the_windows_that_hold_an_answer(retriever, sample_engine):
+    embed = sample_engine.method("evidence").ctx.embedder.embed
+    question = "Who leads the Lindenfeld Solar Cooperative?"
+    right = answer_support(question, "Henrike Albers", passages(retriever, question), retriever.sparse)
+    near = "What is the mayor of Altmoor's name?"  # the name is there, beside nothing about a mayor
+    miss = answer_support(near, "Henrike Albers", passages(retriever, near), retriever.sparse)
+    assert right.held and miss.held
+    assert meaning_support(question, right, embed) > meaning_support(near, miss, embed) + 0.2
+    assert meaning_support(question, answer_support(question, "Oskar", [], retriever.sparse, []), embed) is None

@@ -1,0 +1,41 @@
+"""One normal form for the values an answer gives: numbers in words or digits, currencies, digit
+groups. The reader's support check, the caution's evidence sentence and the judge all read text
+through it, so "seven minutes" in a passage holds the answer "7 minutes", "€1,180" is "1180 euros",
+and a gold "two thousand" is the answer "2000".
+
+Number words become digits by text2num's ``alpha2digit`` (English, every number: an isolated
+"one" or "first" too, so question, passage and answer agree on "1" and "1st"); a currency sign
+before an amount becomes the currency's name after it; a digit group separator goes ("1,180",
+"1 180" → "1180"; a decimal point stays).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# A currency sign is written before its amount, its name after: "€380" / "380 euros".
+CURRENCIES = {"€": "euros", "$": "dollars", "£": "pounds", "¥": "yen", "₹": "rupees", "₩": "won"}
+_SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,.]*(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
+_GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+(?![\d])")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@lru_cache(maxsize=4096)
+def normal_values(text: str) -> str:
+    """``text`` with its values in the normal form (module docstring)."""
+    if not text:
+        return text
+    from text_to_num import alpha2digit
+
+    try:
+        text = alpha2digit(text, "en", threshold=0)
+    except Exception:  # noqa: BLE001 - a text the parser cannot read keeps its words
+        pass
+    text = _SIGNED.sub(lambda m: f"{m.group(2)} {CURRENCIES[m.group(1)]}", text)
+    return _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers ``text`` names, in the normal form ("seven" → "7", "1,180" → "1180")."""
+    return set(_NUMBER.findall(normal_values(text)))
