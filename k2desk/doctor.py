@@ -5,7 +5,7 @@ weights (llama.cpp reads a model's header with ``vocab_only``; the CPU level is 
 load chose before on this machine) or touches the network (a ``--llm-url`` server is named, not
 contacted, and so is a ``--store`` PostgreSQL server). Models are checked the way a load checks them (``ModelStore.resolve_llm`` /
 ``resolve_embedder``: sha256 against the manifest, remembered per file by size and mtime), the
-Qt platform the way the app's start does (``gui.platform_check``), the embedder by opening its
+Qt platform the way the app's start does (``runtime.qt_platform``), the embedder by opening its
 ONNX session (the providers it really runs on). The desktop app's About box shows the same report.
 """
 
@@ -342,8 +342,8 @@ def model_file_checks(settings: Settings, store) -> list[Check]:
 
 
 def qt_checks() -> list[Check]:
-    """What the app's start checks (``gui.platform_check``): the xcb plugin's libraries, a display."""
-    from k2desk.gui.platform_check import install_command, missing_libraries, package_manager, problem, qt_dir
+    """What the app's start checks (``runtime.qt_platform``): the xcb plugin's libraries, a display."""
+    from k2desk.runtime.qt_platform import install_command, missing_libraries, package_manager, problem, qt_dir
 
     qt = qt_dir()
     if qt is None:

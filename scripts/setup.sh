@@ -146,4 +146,4 @@ fi
 
 # the desktop app's Qt platform libraries (X11/xkb/GL): reported with the install command for this
 # distribution; installed, with Xvfb for the window tests, when setup runs as root with apt (as CI does)
-.venv/bin/python -m k2desk.gui.platform_check --install || true
+.venv/bin/python -m k2desk.runtime.qt_platform --install || true

@@ -18,7 +18,8 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     {"indexing"},  # the indexing stages and their runner
     {"methods"},  # the ways of answering
     {"engine"},  # one collection: index, ask, history
-    {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui", "doctor"},  # what a person uses
+    {"doctor"},  # what runs where: the CLI's `doctor` and the app's About box both read it
+    {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui"},  # what a person uses
 )
 
 

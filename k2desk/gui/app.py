@@ -96,7 +96,7 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None) -> int:
         print(f"k2desk: error: the desktop app needs PySide6 ({exc}); install it with `pip install -e .[gui]` "
               "or use the command line (`k2desk --help`)", file=sys.stderr)
         return 1
-    from k2desk.gui.platform_check import problem
+    from k2desk.runtime.qt_platform import problem
 
     why_not = problem() if QApplication.instance() is None else None
     if why_not:  # Qt's own answer would be a paragraph and abort()

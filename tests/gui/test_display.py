@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from k2desk.gui import platform_check
+from k2desk.runtime import qt_platform as platform_check
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "Who leads the Lindenfeld Solar Cooperative?"
@@ -61,7 +61,7 @@ def test_k2desk_opens_its_window_on_an_x_display_and_answers_through_it(display,
 
 def run_app_without(env: dict, absent: str = "") -> subprocess.CompletedProcess:
     """``k2desk`` with no command; ``absent`` adds a library the plugin would load that no system has."""
-    code = ("import sys; from k2desk.gui import platform_check as p; "
+    code = ("import sys; from k2desk.runtime import qt_platform as p; "
             f"p.DLOPENED = p.DLOPENED + tuple(filter(None, [{absent!r}])); "
             "from k2desk.cli import main; sys.exit(main(sys.argv[1:]))")
     return subprocess.run([sys.executable, "-c", code, "--home", str(env["K2DESK_HOME"])], env=env,

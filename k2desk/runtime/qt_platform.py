@@ -4,7 +4,7 @@ missing X11 library is a paragraph and ``abort()``.
 On Linux, Qt's xcb platform plugin links a dozen X11/xkb/GL libraries that a minimal or server
 install lacks, and loads ``libxcb-cursor.so.0`` at run time (Qt ≥ 6.5). ``problem()`` returns one
 line naming what is missing and the distribution's install command (apt, dnf, pacman, zypper),
-or None when the window can open. ``python -m k2desk.gui.platform_check [--install]`` is what
+or None when the window can open. ``python -m k2desk.runtime.qt_platform [--install]`` is what
 setup runs: it reports, and with ``--install`` (as root, with apt) installs the libraries and Xvfb.
 """
 
