@@ -360,6 +360,7 @@ def signal_rows(work: Path, runs: list[str], golds: dict[str, str]) -> list[dict
             meaning = meaning_support(form.text, s, ctx.embedder.embed)
             row = {k: v for k, v in t.items() if k != "candidate"}  # no benchmark text kept
             row.update(support_now=round(s.score, 4), restates=s.restates, found=s.found_answer,
+                       missing_values=len(s.missing_values),
                        meaning=None if meaning is None else round(meaning, 4))
             fh.write(json.dumps(row) + "\n")
             rows.append(row)
@@ -384,6 +385,43 @@ def cmd_signals(args: argparse.Namespace) -> None:
                   f"   right vs unanswerable {auc([f(r) for r in right], [f(r) for r in sel if r['kind'] == 'unanswerable']):.3f}")
 
 
+def cmd_second(args: argparse.Namespace) -> None:
+    """The runs' hybrid short answers their check did not keep, asked again with this code (the
+    second reading, reader.SECOND_BUDGET) on WORK's index: what each became, judged strictly. Rows
+    by id in WORK/second.jsonl (no benchmark text)."""
+    work = Path(args.work)
+    golds = {str(q["id"]): q["answer"] for name in DEV
+             for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
+    qs = {q["id"]: q for q in questions()}
+    out = work / "second.jsonl"
+    done = _rows(out)
+    engines: dict[str, Engine] = {}
+    with out.open("a") as fh:
+        for run in args.runs:
+            for line in (Path(run) / "results.jsonl").read_text(encoding="utf-8").splitlines():
+                r = json.loads(line)
+                if (r["method"] != "hybrid" or r.get("verify") is None or r.get("answer_support") is None
+                        or keeps(r["answer_support"], r["verify"], r.get("restates", False)) or str(r["id"]) in done):
+                    continue
+                q = qs[str(r["id"])]
+                engine = engines.get(q["collection"]) or engines.setdefault(q["collection"], Engine(settings(work), q["collection"]))
+                a = engine.ask(q["question"], method="hybrid")
+                reader = a.trace.get("reader") or {}
+                gold = golds[str(r["id"])]
+                second = reader.get("second") or {}
+                row = {"id": str(r["id"]), "run": Path(run).name, "unanswerable": is_null_gold(gold), "outcome": a.outcome,
+                       "right": strict_match(a.answer, gold), "recorded_right": strict_match(r.get("candidate") or r["prediction"], gold),
+                       "second_right": bool(second.get("candidate")) and strict_match(second["candidate"], gold),
+                       "read": reader.get("read", "first"), "verify": reader.get("verify"), "meaning": reader.get("meaning"),
+                       "second_verify": second.get("verify"), "second_meaning": second.get("meaning"),
+                       "second_support": (second.get("answer_support") or {}).get("score")}
+                fh.write(json.dumps(row) + "\n")
+                fh.flush()
+                print(row, flush=True)
+    for e in engines.values():
+        e.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -392,6 +430,9 @@ def main() -> None:
     signals = sub.add_parser("signals", help="each signal's separation on recorded answers, read again")
     signals.add_argument("--work", required=True)
     signals.add_argument("--runs", nargs="+", required=True)
+    second = sub.add_parser("second", help="the answers the check did not keep, asked again with the second reading")
+    second.add_argument("--work", required=True)
+    second.add_argument("--runs", nargs="+", required=True)
     for name in ("coverage", "answers", "report"):
         s = sub.add_parser(name)
         s.add_argument("--work", required=True)
@@ -409,7 +450,8 @@ def main() -> None:
                  for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
         caution_sweep(args.runs, golds)
         return
-    {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report, "signals": cmd_signals}[args.cmd](args)
+    {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report, "signals": cmd_signals,
+     "second": cmd_second}[args.cmd](args)
 
 
 if __name__ == "__main__":

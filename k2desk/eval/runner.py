@@ -283,6 +283,16 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["restates"] = True
         if reader.get("verify") is not None:  # the model's check of its short answer (reader.CHECK_MIN)
             row["verify"] = reader["verify"]
+        if reader.get("meaning") is not None:  # the embedder's support of it (support.meaning_support)
+            row["meaning"] = reader["meaning"]
+        if reader.get("outcome"):  # "cautioned" (reader.cautions)
+            row["outcome"] = reader["outcome"]
+        if isinstance(reader.get("second"), dict):  # the second reading's answer and its signals (reader.open)
+            second = reader["second"]
+            row["second"] = {"candidate": second.get("candidate"), "verify": second.get("verify"),
+                             "meaning": second.get("meaning"),
+                             "answer_support": (second.get("answer_support") or {}).get("score"),
+                             "used": reader.get("read") == "second"}
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

@@ -21,6 +21,10 @@ Terms are the sparse index's own (stemmed), after values are put in one normal f
 are mapped to their lemma ("led" → "lead", "built" → "build") with spaCy's English exception
 tables, so "Who leads …?" meets "… is led by …".
 
+A number the question names ("in 2023", "the 5 km race") is a condition, not a word: an answer
+whose windows lack it (the 2024 income for "What was the income in 2023?") is not supported
+whatever else they hold (``Support.missing_values``).
+
 * ``meaning_support(question, support, embed)`` — the words' support cannot see a synonym ("the
   boss" for "managing director") nor a sentence that names the question's words but says
   something else; the embedder can, a little: the cosine between the question and the sentence
@@ -44,7 +48,7 @@ from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
 from k2desk.text.headers import chunk_header
-from k2desk.text.values import normal_values
+from k2desk.text.values import cardinals, normal_values
 from k2desk.text.values import numbers as value_numbers
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
@@ -110,10 +114,11 @@ class Support:
     found_answer: bool = True  # the answer occurs in the passages (answer_support only)
     restates: bool = False  # the answer has no words of its own beyond the question's ("7" for "season 7")
     held: list[str] = field(default_factory=list)  # the sentence windows that hold the answer (answer_support)
+    missing_values: list[str] = field(default_factory=list)  # numbers the question names that they lack ("2023")
 
     def to_trace(self) -> dict:
         return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer,
-                "restates": self.restates}
+                "restates": self.restates, **({"missing_values": self.missing_values} if self.missing_values else {})}
 
 
 Windows = list[tuple[set[str], str]]
@@ -184,10 +189,24 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
         return Support(0.0, q_terms, found_answer=False)
     share = _share(q_terms, found, sparse)
     share.held = held
+    asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
+    share.missing_values = [t for t in share.missing if t in asked]
     return share
 
 
 MEANING_WINDOWS = 12  # the windows that hold an answer whose meaning is compared (in passage order)
+COVERAGE_WINDOWS = 64  # the passages' first windows whose meaning ``meaning_coverage`` compares
+
+
+def meaning_coverage(question: str, windows: Windows, embed: Callable[[list[str]], np.ndarray]) -> float:
+    """The cosine between ``question`` and the closest of the passages' first sentence windows: a
+    question worded with other words than the passages' ("the boss" for "managing director") can
+    still be close in meaning to one of them."""
+    texts = list(dict.fromkeys(text for _, text in windows))[:COVERAGE_WINDOWS]
+    if not texts:
+        return 0.0
+    vectors = embed([question, *texts])
+    return float(np.max(vectors[1:] @ vectors[0]))
 
 
 def meaning_support(question: str, support: Support, embed: Callable[[list[str]], np.ndarray]) -> Optional[float]:

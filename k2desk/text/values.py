@@ -7,6 +7,10 @@ Number words become digits by text2num's ``alpha2digit`` (English, every number:
 "one" or "first" too, so question, passage and answer agree on "1" and "1st"); a currency sign
 before an amount becomes the currency's name after it; a digit group separator goes ("1,180",
 "1 180" → "1180"; a decimal point stays).
+
+``with_unit(answer, sentence)``: a bare amount ("386,000") read from a sentence that names its
+unit right after it ("a contract worth 386,000 euros", "seven minutes") gets that unit; a year or
+a number followed by a name or a function word is left alone.
 """
 
 from __future__ import annotations
@@ -34,6 +38,35 @@ def normal_values(text: str) -> str:
         pass
     text = _SIGNED.sub(lambda m: f"{m.group(2)} {CURRENCIES[m.group(1)]}", text)
     return _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+
+
+_BARE = re.compile(r"^\s*\d[\d,.\u202f\u00a0 ]*\s*$")
+_UNIT_AFTER = r"(?<![\d.]){number}(?:\s*(%)|\s+([a-z][a-z\-]*))"
+
+
+def with_unit(answer: str, sentence: str, function_words: frozenset[str] = frozenset()) -> str:
+    """``answer`` with the unit that follows it in ``sentence`` when it is a bare amount (module
+    docstring); ``function_words``: words that are no unit ("and", "the", "in")."""
+    if not _BARE.match(answer) or not sentence:
+        return answer
+    wanted = numbers(answer)
+    if len(wanted) != 1:
+        return answer
+    number = wanted.pop()
+    if len(number) == 4 and number.isdigit() and 1000 <= int(number) <= 2199:  # a year
+        return answer
+    m = re.search(_UNIT_AFTER.format(number=re.escape(number)), normal_values(sentence))
+    if not m or m.group(2) in function_words:
+        return answer
+    return f"{answer.strip()}%" if m.group(1) else f"{answer.strip()} {m.group(2)}"
+
+
+_CARDINAL = re.compile(r"\d+(?:\.\d+)?(?!\d|st\b|nd\b|rd\b|th\b)")
+
+
+def cardinals(text: str) -> set[str]:
+    """The numbers ``text`` names that are no ordinal ("2023", "seven"; not "first" / "3rd")."""
+    return set(_CARDINAL.findall(normal_values(text)))
 
 
 def numbers(text: str) -> set[str]:

@@ -69,10 +69,11 @@ def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articl
 def test_an_open_question_gets_one_short_line_from_the_best_sentences(engine):
     out = engine.ask("Who is the site manager of the Brennwald tunnel?", method="evidence")
     reader = out.trace["reader"]
-    assert reader["kind"] == "factoid" and out.llm.calls == 1
+    # one reading, and a second of fewer sentences when the first answer is not kept
+    assert reader["kind"] == "factoid" and out.llm.calls == (2 if "second" in reader else 1)
     # the tiny model's line is kept where the sentences holding it name the site manager, else declined
     assert (reader["form"] == "open") == (reader["answer_support"]["score"] >= SUPPORT_MIN)
-    assert out.answer and "\n" not in out.answer and out.llm.completion_tokens <= 32
+    assert out.answer and "\n" not in out.answer and out.llm.completion_tokens <= 32 * out.llm.calls
     context = out.trace["context"]
     assert context.startswith("Brennwald tunnel drill stops | Valley Post | ")
     assert "Site manager Ilse Damaschke" in context and "brass band" not in context
@@ -188,6 +189,73 @@ def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_ter
     llm = unsure(-0.4)(lambda prompt, schema: "a brass band")
     reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(far, retriever.evidence_search(far, k=10))
     assert reading.answer == NOT_IN_DOCUMENTS
+
+
+def test_an_answer_not_kept_is_read_again_from_fewer_sentences_ranked_by_meaning(engine):
+    """The first answer fails the check; a second reading of the sentences closest in meaning to
+    the question (SECOND_BUDGET) gives another, checked on the first reading's evidence, and the
+    one the signals rank higher is shown; the first stays in the trace."""
+    from k2desk.methods.reader import SECOND_BUDGET, Reader
+    from tests.methods.support import ScriptedLLM
+
+    class Picky(ScriptedLLM):  # "yes" to the site manager's name only
+        def first_token_logits(self, messages, words, usage=None, cancel=None):
+            self.checked.append(messages[0]["content"])
+            sure = "Proposed answer: Ilse Damaschke\n" in messages[0]["content"]
+            return {"yes": 5.0 if sure else -3.0, "no": 0.0}
+
+    ctx = engine.method("evidence").ctx
+    retriever = ctx.retriever("text")
+    question = "Who is the site manager of the Brennwald tunnel?"
+    hits = retriever.evidence_search(question, k=10)
+    replies = iter(["Piet Olsen", "Ilse Damaschke"])
+    llm = Picky(lambda prompt, schema: next(replies))
+    llm.checked = []
+    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True, embed=ctx.embedder.embed,
+                     second_reading=True).open(question, hits)
+    assert reading.answer == "Ilse Damaschke" and reading.trace["read"] == "second"
+    assert reading.trace["first"]["candidate"] == "Piet Olsen" and reading.trace["first"]["verify"] == -3.0
+    first_prompt, second_prompt = (prompt for prompt, _, _ in llm.calls)  # the two readings (checks apart)
+    second_evidence = second_prompt.split("Additional Information: ", 1)[1].split("\nQuestion:")[0]
+    assert llm.count_tokens(second_evidence) <= SECOND_BUDGET and second_prompt != first_prompt
+    assert "Site manager Ilse Damaschke" in second_evidence
+    evidence = [c.split("\nQuestion:")[0] for c in llm.checked]
+    assert len(evidence) == 2 and evidence[0] == evidence[1]  # both checked on the first reading's evidence
+    assert SECOND_BUDGET < READ_BUDGET
+    # off by default (measured: it won as many wrong answers as right ones): the first answer's decision stands
+    replies = iter(["Piet Olsen", "Ilse Damaschke"])
+    llm = Picky(lambda prompt, schema: next(replies))
+    llm.checked = []
+    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True, embed=ctx.embedder.embed).open(question, hits)
+    assert "second" not in reading.trace and len(llm.calls) == 1 and reading.trace["candidate"] == "Piet Olsen"
+
+
+def test_a_lukewarm_answer_or_one_without_the_year_asked_about_is_shown_with_a_caution():
+    """The three outcomes from the signals (Checked.outcome): a lukewarm check and support
+    together at CAUTION_MIN (the support at least SUPPORT_FLOOR) is cautioned, below it declined; a
+    kept answer whose sentences lack a number the question names ("2023") is cautioned."""
+    from k2desk.methods.reader import CAUTION_MIN, CHECK_MIN, SUPPORT_FLOOR, Checked, cautions
+    from k2desk.methods.support import Support
+
+    assert Checked(Support(0.6), verify=CAUTION_MIN - 0.6).outcome == "cautioned"
+    assert Checked(Support(0.6), verify=CAUTION_MIN - 0.7).outcome == "declined"
+    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=3.0).outcome == "declined"  # far from the question
+    assert Checked(Support(0.0, found_answer=False), verify=3.0).outcome == "declined"  # not in the passages
+    assert Checked(Support(0.8), verify=CHECK_MIN).outcome == "answered"
+    assert Checked(Support(0.8, ["2023"], missing_values=["2023"]), verify=CHECK_MIN).outcome == "cautioned"
+    assert not cautions(0.6, None)  # no check, no caution
+
+
+def test_a_number_the_question_names_must_stand_beside_the_answer(engine):
+    """The tunnel overrun (4 million euros) is in a May 2023 article: asked about 2021, the words'
+    support misses the year, and the answer is not kept whatever the model says."""
+    from k2desk.methods.support import answer_support
+
+    retriever = engine.method("evidence").ctx.retriever("text")
+    for question, missing in (("How big was the Brennwald tunnel budget overrun in 2021?", ["2021"]),
+                              ("How big was the Brennwald tunnel budget overrun in 2023?", [])):
+        s = answer_support(question, "4 million euros", retriever.evidence_search(question, k=10), retriever.sparse)
+        assert s.found_answer and s.missing_values == missing, s
 
 
 def test_the_sentence_shown_with_a_caution():

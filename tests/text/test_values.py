@@ -20,3 +20,17 @@ def test_a_currency_sign_becomes_its_name_and_digit_groups_close():
 def test_text_without_values_is_unchanged():
     text = "The cooperative is led by its chair, Henrike Albers."
     assert normal_values(text) == text and normal_values("") == ""
+
+
+def test_a_bare_amount_gets_the_unit_its_sentence_gives_it():
+    from k2desk.text.values import with_unit
+
+    function_words = frozenset({"and", "the", "in", "of"})
+    assert with_unit("386,000", "a contract worth 386,000 euros with the firm", function_words) == "386,000 euros"
+    assert with_unit("7", "The crossing takes seven minutes.", function_words) == "7 minutes"
+    assert with_unit("25", "about 25% of the members", function_words) == "25%"
+    assert with_unit("38", "38 and more came", function_words) == "38"  # no unit after it
+    assert with_unit("1983", "in 1983 lanterns were lit", function_words) == "1983"  # a year
+    assert with_unit("14", "on 14 March", function_words) == "14"  # a name after it, no unit
+    assert with_unit("380 euros", "quotes 380 euros", function_words) == "380 euros"  # not bare
+    assert with_unit("Halloran & Pike", "Halloran & Pike won", function_words) == "Halloran & Pike"
