@@ -124,3 +124,19 @@ def test_the_meaning_of_the_windows_that_hold_an_answer(retriever, sample_engine
     assert right.held and miss.held
     assert meaning_support(question, right, embed) > meaning_support(near, miss, embed) + 0.2
     assert meaning_support(question, answer_support(question, "Oskar", [], retriever.sparse, []), embed) is None
+
+
+def test_a_question_in_other_words_is_close_in_meaning_to_a_passage(retriever, sample_engine):
+    """The lexical coverage misses "in charge", "energy", "co-op"; the embedder finds the
+    cooperative's sentences close (reader.COVERAGE_MEANING_MIN); a question about a mayor the
+    documents never name stays far."""
+    from k2desk.methods.reader import COVERAGE_MEANING_MIN
+    from k2desk.methods.support import meaning_coverage, sentence_windows
+
+    embed = sample_engine.method("evidence").ctx.embedder.embed
+    for question, close in (("Who is in charge of the Lindenfeld energy co-op?", True),
+                            ("Who is the mayor of Altmoor?", False)):
+        hits = passages(retriever, question)
+        windows = sentence_windows(hits, retriever.sparse)
+        assert coverage(question, hits, retriever.sparse, windows).score < COVERAGE_MIN
+        assert (meaning_coverage(question, windows, embed) >= COVERAGE_MEANING_MIN) is close
