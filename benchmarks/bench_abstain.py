@@ -41,6 +41,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,7 +52,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, is_null_gold, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, keeps, says_nothing  # noqa: E402
+from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, cautions, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage, list_support, meaning_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -422,6 +423,57 @@ def cmd_second(args: argparse.Namespace) -> None:
         e.close()
 
 
+def cmd_outcomes(args: argparse.Namespace) -> None:
+    """Each recorded run's rows re-decided by this code's three outcomes (reader.cautions on the
+    recorded support and check of a declined candidate; the candidates are the runs' own, so no
+    model runs): strict accuracy and token F1 before and after over all rows, and the answerable
+    questions answered / cautioned / declined; then the same by the seeded halves of question ids."""
+    golds = {str(q["id"]): q["answer"] for name in DEV
+             for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
+    rowsets = {Path(run).name: [json.loads(line) for line in (Path(run) / "results.jsonl").read_text().splitlines()]
+               for run in args.runs}
+
+    def decided(r: dict) -> tuple[str, str]:
+        pred = r["prediction"]
+        if not pred.startswith("Not in your documents"):
+            return pred, "answered"
+        support, verify = r.get("answer_support"), r.get("verify")
+        if r.get("candidate") and support is not None and verify is not None and support > 0 and cautions(support, verify):
+            return r["candidate"], "cautioned"
+        return pred, "declined"
+
+    print("| run, method | rows | strict before | strict after | F1 before | F1 after "
+          "| answerable: answered / cautioned / declined after |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    groups = {f"{name} {method}": [r for r in rows if r["method"] == method]
+              for name, rows in rowsets.items() for method in dict.fromkeys(r["method"] for r in rows)}
+    for name, rows in groups.items():
+        n = len(rows)
+        after = [decided(r) for r in rows]
+        counts = Counter(o for r, (_, o) in zip(rows, after) if not is_null_gold(golds[str(r["id"])]))
+        sb = sum(strict_match(r["prediction"], golds[str(r["id"])]) for r in rows) / n
+        sa = sum(strict_match(p, golds[str(r["id"])]) for r, (p, _) in zip(rows, after)) / n
+        fb = sum(token_f1(r["prediction"], golds[str(r["id"])]) for r in rows) / n
+        fa = sum(token_f1(p, golds[str(r["id"])]) for r, (p, _) in zip(rows, after)) / n
+        print(f"| {name} | {n} | {sb:.3f} | {sa:.3f} | {fb:.3f} | {fa:.3f} | "
+              f"{counts['answered']} / {counts['cautioned']} / {counts['declined']} |")
+    tune = _halves({str(r["id"]) for rows in rowsets.values() for r in rows})
+    for half in ("tune", "report"):
+        out: dict = {}
+        for rows in rowsets.values():
+            for r in rows:
+                if (str(r["id"]) in tune) != (half == "tune"):
+                    continue
+                gold = golds[str(r["id"])]
+                pred, outcome = decided(r)
+                kind = "unanswerable" if is_null_gold(gold) else "answerable"
+                cell = out.setdefault(kind, {}).setdefault(outcome, [0, 0])
+                cell[0] += 1
+                cell[1] += strict_match(pred, gold) if outcome != "declined" or kind == "unanswerable" else 0
+        print(f"{half} half: " + "; ".join(f"{kind}: " + ", ".join(f"{o} {v[0]} ({v[1]} right)" for o, v in sorted(d.items()))
+                                           for kind, d in out.items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -430,6 +482,8 @@ def main() -> None:
     signals = sub.add_parser("signals", help="each signal's separation on recorded answers, read again")
     signals.add_argument("--work", required=True)
     signals.add_argument("--runs", nargs="+", required=True)
+    outcomes = sub.add_parser("outcomes", help="recorded runs re-decided by the three outcomes of this code")
+    outcomes.add_argument("--runs", nargs="+", required=True)
     second = sub.add_parser("second", help="the answers the check did not keep, asked again with the second reading")
     second.add_argument("--work", required=True)
     second.add_argument("--runs", nargs="+", required=True)
@@ -451,7 +505,7 @@ def main() -> None:
         caution_sweep(args.runs, golds)
         return
     {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report, "signals": cmd_signals,
-     "second": cmd_second}[args.cmd](args)
+     "second": cmd_second, "outcomes": cmd_outcomes}[args.cmd](args)
 
 
 if __name__ == "__main__":

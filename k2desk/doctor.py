@@ -128,7 +128,12 @@ def llm_checks(settings: Settings, store) -> list[Check]:
 
     cpu = next((d for d in devices if d.kind == "cpu"), None)
     features = " ".join(k for k, v in info.get("CPU", {}).items() if v == "1")
-    if level is None:
+    if folder and not levels:
+        why = (f"no CPU level of llama.cpp in {folder} runs here (none is built for this CPU); build it again with "
+               "scripts/setup.sh")
+        checks.append(Check("llm.cpu", "CPU level", why, MISSING, blocks="" if settings.llm_url else why,
+                            data={"level": None, "best": None}))
+    elif level is None:
         checks.append(Check("llm.cpu", "CPU level", f"not chosen yet: the first model load tries {best} (the best this "
                             "CPU claims) and keeps the first level that runs", data={"level": None, "best": best}))
     else:

@@ -10,7 +10,9 @@ levels are tried best first in a forked child that loads the model and evaluates
 the first that survives is loaded, and the choice is cached per machine and build (a file in the
 user cache folder keyed by the CPU flags and the variant set). Where ``fork`` does not exist, or
 CUDA was initialized in this process first (a forked child cannot use it), the top score is
-loaded untried.
+loaded untried. When no level survives (or none is built for this CPU), ``load_cpu_backend``
+raises ModelError with one line instead of loading the model anyway: a model load on a level
+that died in the probe would kill the app or the CLI without a word.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import ctypes
 import hashlib
 import json
 import os
-import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
+
+from k2desk.errors import ModelError
 
 PROBE_TOKENS = 8
 _lock = threading.Lock()
@@ -205,8 +208,12 @@ def load_cpu_backend(model: Path) -> str:
                 except OSError:
                     pass
         if chosen is None or not _load(paths[chosen]):
-            print("k2desk: no CPU variant of llama.cpp runs here", file=sys.stderr)
-            _loaded = "none"
-            return _loaded
+            # loading the model anyway would take the process down (a segfault or SIGILL in a
+            # level's code): one line instead, and no level is kept, so a rebuilt one is tried next time
+            tried = ", ".join(level_name(p.name) for _, p in ranked)
+            raise ModelError(
+                f"no CPU level of llama.cpp in {folder} runs here "
+                + (f"(each of {tried} died loading {model.name} in a probe)" if tried else "(none is built for this CPU)")
+                + "; build it again with scripts/setup.sh (docs/gpu/README.md for a CUDA build)")
         _loaded = level_name(chosen)
         return _loaded

@@ -44,3 +44,30 @@ def test_a_message_and_an_attachment_are_named_by_their_file():
     assert display_name("/home/ann/mail/complaint.eml#attachment/1/repair-quote.txt") == "complaint.eml › repair-quote.txt"
     assert location("/home/ann/mail/team.mbox#message/2") == "/home/ann/mail"
     assert display_name("/home/ann/notes.txt") == "notes.txt"
+
+
+def test_the_apps_model_load_on_a_broken_backend_folder_is_one_line_not_a_crash(qtbot, settings, tmp_path, monkeypatch):
+    """A backend folder whose CPU levels cannot run here: the answer's worker reports the one
+    line the model load raises (runtime/cpu_dispatch.py) instead of the app dying in llama.cpp."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from k2desk.gui.workers import AskWorker
+    from k2desk.runtime import cpu_dispatch
+
+    sample = Path(__file__).resolve().parents[2] / "resources" / "sample"
+    with Engine(settings, "default") as engine:
+        engine.index([sample])
+    broken = tmp_path / "broken-backends"
+    broken.mkdir()
+    (broken / "libggml-cpu-x64.so").write_bytes(b"\x7fELF not a library")
+    monkeypatch.setattr(cpu_dispatch, "_loaded", None)
+    monkeypatch.setattr(cpu_dispatch, "variant_dir", lambda: broken)
+    worker = AskWorker(replace(settings, n_ctx=1536), "default", "Who leads the Lindenfeld Solar Cooperative?", "hybrid")
+    failures = []
+    worker.failed.connect(lambda message, kind: failures.append((message, kind)))
+    job = Job(worker).start()
+    qtbot.waitUntil(lambda: bool(failures), timeout=120_000)
+    job.stop(wait_ms=10_000)
+    (message, kind), = failures
+    assert kind == "error" and message.startswith("no CPU level of llama.cpp") and "\n" not in message

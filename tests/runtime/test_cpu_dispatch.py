@@ -57,3 +57,61 @@ def test_after_cuda_started_here_the_top_level_is_taken_untried_and_not_cached(f
     top = cpu_dispatch.ranked_variants(folder)[0][1].name
     assert cpu_dispatch.load_cpu_backend(tiny_llm_path) == cpu_dispatch.level_name(top)
     assert loaded == [top] and not (tmp_path / "cpu-variant.json").exists()
+
+
+def broken_folder(tmp_path):
+    """A backend folder whose CPU levels cannot run here: files named like levels, no library in them."""
+    folder = tmp_path / "broken-backends"
+    folder.mkdir()
+    for level in ("x64", "haswell", "skylakex"):
+        (folder / f"libggml-cpu-{level}.so").write_bytes(b"\x7fELF not a library")
+    return folder
+
+
+def test_when_no_level_survives_the_model_is_not_loaded_and_one_line_says_why(folder, tiny_llm_path, tmp_path,
+                                                                              monkeypatch):
+    from k2desk.errors import ModelError
+
+    monkeypatch.setattr(cpu_dispatch, "_loaded", None)
+    monkeypatch.setattr(cpu_dispatch, "_cache_file", lambda: tmp_path / "cpu-variant.json")
+    monkeypatch.setattr(cpu_dispatch, "_survives", lambda *a: False)  # every probe's child died
+    with pytest.raises(ModelError, match=r"no CPU level of llama.cpp .* \(each of .*x64.* died loading SmolLM2") as err:
+        LLM(tiny_llm_path, n_ctx=256, threads=1)
+    assert "\n" not in str(err.value) and "scripts/setup.sh" in str(err.value)
+    assert cpu_dispatch._loaded is None and not (tmp_path / "cpu-variant.json").exists()  # tried again next time
+    monkeypatch.setattr(cpu_dispatch, "variant_dir", lambda: broken_folder(tmp_path))
+    with pytest.raises(ModelError, match=r"\(none is built for this CPU\)"):
+        LLM(tiny_llm_path, n_ctx=256, threads=1)
+
+
+WRAPPER = """import sys
+from pathlib import Path
+from k2desk.runtime import cpu_dispatch
+broken = Path(sys.argv.pop(1))
+cpu_dispatch.variant_dir = lambda: broken  # the broken folder instead of the build's own
+from k2desk.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the probe forks")
+def test_ask_and_doctor_on_a_broken_backend_folder_say_one_line_and_exit_1(tmp_path, models_dir):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "K2DESK_HOME": str(tmp_path / "home"), "K2DESK_MODELS": str(models_dir),
+           "QT_QPA_PLATFORM": "offscreen"}
+    wrapper = tmp_path / "broken_k2desk.py"
+    wrapper.write_text(WRAPPER)
+    k2desk = [sys.executable, "-m", "k2desk", "--llm", "smollm2-135m", "--threads", "1"]
+    index = subprocess.run([*k2desk, "index", str(root / "resources" / "sample")], env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert index.returncode == 0, index.stderr
+    broken = [sys.executable, str(wrapper), str(broken_folder(tmp_path)), "--llm", "smollm2-135m", "--threads", "1"]
+    for args in (["ask", "Who leads the Lindenfeld Solar Cooperative?"], ["doctor"]):
+        proc = subprocess.run([*broken, *args], env=env, capture_output=True, text=True, timeout=600, cwd=root)
+        err = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and len(err) == 1, (args, proc.returncode, proc.stderr)
+        assert "no CPU level of llama.cpp" in err[0] and "scripts/setup.sh" in err[0], err
