@@ -56,21 +56,7 @@ def select_evidence(question: str, hits: Sequence[Hit], sparse: SparseIndex, cou
         per_hit.append(sentences)
     order = [max(s, key=lambda x: (x.score, -x.seq)) for s in per_hit if s]
     rest = sorted((x for s in per_hit for x in s if x not in order), key=lambda x: (-x.score, x.hit, x.seq))
-    headers = [chunk_header(h.chunk.title, h.chunk.meta) for h in hits]
-    chosen: list[_Sentence] = []
-    used = 0
-    seen_docs: set[int] = set()
-    for sentence in [*order, *rest]:
-        if sentence.score <= 0 and chosen:
-            continue
-        doc = hits[sentence.hit].chunk.document_id
-        cost = count_tokens(sentence.text) + 1 + (count_tokens(headers[sentence.hit]) + 2 if doc not in seen_docs else 0)
-        if used + cost > budget:
-            continue
-        chosen.append(sentence)
-        seen_docs.add(doc)
-        used += cost
-    return _blocks(hits, headers, chosen)
+    return _within(hits, [*order, *rest], count_tokens, budget, skip_unscored=True)
 
 
 def select_by_meaning(question: str, hits: Sequence[Hit], embed: Callable[[list[str]], Any],
@@ -88,11 +74,20 @@ def select_by_meaning(question: str, hits: Sequence[Hit], embed: Callable[[list[
     vectors = embed([question, *windows])
     for x, score in zip(sentences, vectors[1:] @ vectors[0]):
         x.score = float(score)
+    return _within(hits, sorted(sentences, key=lambda x: (-x.score, x.hit, x.seq)), count_tokens, budget)
+
+
+def _within(hits: Sequence[Hit], ranked: Sequence[_Sentence], count_tokens: Callable[[str], int], budget: int,
+            skip_unscored: bool = False) -> list[str]:
+    """The blocks of ``ranked``'s sentences taken in order while they fit ``budget`` tokens (a
+    document's header line counted once); ``skip_unscored``: no sentence scoring 0 after the first."""
     headers = [chunk_header(h.chunk.title, h.chunk.meta) for h in hits]
     chosen: list[_Sentence] = []
     used = 0
     seen_docs: set[int] = set()
-    for sentence in sorted(sentences, key=lambda x: (-x.score, x.hit, x.seq)):
+    for sentence in ranked:
+        if skip_unscored and sentence.score <= 0 and chosen:
+            continue
         doc = hits[sentence.hit].chunk.document_id
         cost = count_tokens(sentence.text) + 1 + (count_tokens(headers[sentence.hit]) + 2 if doc not in seen_docs else 0)
         if used + cost > budget:
