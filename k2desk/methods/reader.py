@@ -120,8 +120,9 @@ CAUTION_SUPPORT = 0.99
 CAUTION_VERIFY = -1.0
 # ... and so is one whose check and support together reach CAUTION_MIN (below CHECK_MIN: the
 # lukewarm middle, where a right answer and a near miss's wrong one both fall), when the passages
-# hold it and its support is at least SUPPORT_FLOOR. Chosen on the tune half of the person-like collection (benchmarks/bench_person.py) and
-# of the dev runs' checked answers; both other halves reported (docs/eval/abstain/).
+# hold it and its support is at least SUPPORT_FLOOR. Chosen on the tune half of the person-like
+# collection (benchmarks/bench_person.py) and of the dev runs' checked answers; both other halves
+# reported (docs/eval/abstain/, docs/eval/person/).
 CAUTION_MIN = 1.2
 # With ``second_reading``, a short answer that is not kept is read again: only the sentences
 # closest in meaning to the question, within this many tokens (select.select_by_meaning), and a
