@@ -167,14 +167,14 @@ class Form:
 # year alone misses "April 25, 2018"), what year for the year; how many / how much asks for the
 # number. Other questions
 # keep the prompt's own "the name or short phrase".
+DATE_KIND = "the date, as precisely as the information gives it (day, month and year)"
 ANSWER_KINDS = (
     (re.compile(r"^(?:who|whom)\s+(?:(?:does|did|do|is|was|will|has|had)\s+)?(?:plays?|played|playing|voices?|voiced|"
                 r"portrays?|portrayed|stars?|starred|sings?|sang|performs?|performed)\b|"
                 r"^who\s+(?:does|did|do|is|was)\s+(?:the\s+)?voice\s+of\b|^who\s+(?:is|was)\s+\S+\s+voice\b", re.I),
      "the name of the actor or performer (not of the character)"),
     (re.compile(r"^(?:in\s+)?(?:what|which)\s+year\b", re.I), "the year"),
-    (re.compile(r"^when\b|^(?:on\s+)?(?:what|which)\s+(?:date|day)\b", re.I),
-     "the date, as precisely as the information gives it (day, month and year)"),
+    (re.compile(r"^when\b|^(?:on\s+)?(?:what|which)\s+(?:date|day)\b", re.I), DATE_KIND),
     (re.compile(r"^how\s+(?:many|much)\b|^(?:what|which)\s+(?:is\s+the\s+)?(?:number|amount|count)\s+of\b", re.I),
      "the number, with what it counts"),
 )

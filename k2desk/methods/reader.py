@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence, Union
 
 from k2desk.methods.base import LLMUsage, Source
-from k2desk.methods.forms import DEFAULT_ANSWER_KIND, Form, answer_kind, ask_form
+from k2desk.methods.forms import DATE_KIND, DEFAULT_ANSWER_KIND, Form, answer_kind, ask_form
 from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
@@ -77,7 +77,7 @@ from k2desk.prompts import (
 from k2desk.runtime.llm import LLM
 from k2desk.runtime.summarizer import STOPWORDS
 from k2desk.store.sparse import SparseIndex
-from k2desk.text.values import normal_values, with_unit
+from k2desk.text.values import normal_values, with_full_date, with_unit
 
 READ_BUDGET = 1000  # tokens of evidence an open answer reads
 SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answers
@@ -264,8 +264,8 @@ class Reader:
             trace["answer_support"] = after.to_trace()
             if not after.found_answer:
                 return self._not_in_documents({**trace, "candidate": text}, "the passages hold none of its items", context)
-        if kind == "factoid" and hits:  # a bare amount gets the unit its sentence gives it ("380" → "380 euros")
-            text = with_unit(text, self._sentence(text, hits, context), UNIT_STOPWORDS)
+        if kind == "factoid" and hits:
+            text = self._complete(text, hits, context, dates=wanted == DATE_KIND)
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             checked = self._check(asked, text, hits, windows, context, llm, usage, cancel)
             trace.update(checked.to_trace())
@@ -276,7 +276,7 @@ class Reader:
                 second_context, _ = pack_context(llm, blocks, SECOND_BUDGET)
                 again = llm.chat(_open_messages(prompt, second_context, asked, wanted), max_tokens=max_tokens,
                                  usage=usage, cancel=cancel, stop=["\n"]).text.strip()
-                again = with_unit(again, self._sentence(again, hits, second_context), UNIT_STOPWORDS)
+                again = self._complete(again, hits, second_context, dates=wanted == DATE_KIND)
                 trace["second"] = {"candidate": again}
                 if again and not says_nothing(again) and normal_values(again).lower() != normal_values(text).lower():
                     # checked on the first reading's evidence, as the first answer was: a short context
@@ -309,6 +309,15 @@ class Reader:
         a photo's line), else from the packed ``context`` (which joins them)."""
         return next((found for found in (evidence_sentence(h.chunk.text, answer) for h in hits) if found),
                     evidence_sentence(context, answer))
+
+    @classmethod
+    def _complete(cls, answer: str, hits: Sequence[Hit], context: str, dates: bool = False) -> str:
+        """A bare amount with the unit its sentence gives it ("380" → "380 euros"); with ``dates``
+        (the question asks when), a year or a month with the whole date its sentence gives ("2009"
+        → "12 September 2009"; text/values.py)."""
+        sentence = cls._sentence(answer, hits, context)
+        answer = with_unit(answer, sentence, UNIT_STOPWORDS)
+        return with_full_date(answer, sentence) if dates else answer
 
     def _check(self, question: str, answer: str, hits: Sequence[Hit], windows: Optional[Windows], context: str,
                llm: LLM, usage: Optional[LLMUsage], cancel: Optional[CancelToken]) -> "Checked":

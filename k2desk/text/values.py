@@ -8,6 +8,10 @@ Number words become digits by text2num's ``alpha2digit`` (English, every number:
 before an amount becomes the currency's name after it; a digit group separator goes ("1,180",
 "1 180" → "1180"; a decimal point stays).
 
+``with_full_date(answer, sentence)``: a year or a month and year ("2009", "January 2026") read
+from a sentence that gives the whole date it belongs to ("reopened on 12 September 2009") is
+that date — the one date of the sentence that holds it, else the answer as it was.
+
 ``with_unit(answer, sentence)``: a bare amount ("386,000") read from a sentence that names its
 unit right after it ("a contract worth 386,000 euros", "seven minutes") gets that unit; a year or
 a number followed by a name or a function word is left alone.
@@ -67,6 +71,24 @@ _CARDINAL = re.compile(r"\d+(?:\.\d+)?(?!\d|st\b|nd\b|rd\b|th\b)")
 def cardinals(text: str) -> set[str]:
     """The numbers ``text`` names that are no ordinal ("2023", "seven"; not "first" / "3rd")."""
     return set(_CARDINAL.findall(normal_values(text)))
+
+
+_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?"
+          r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)")
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_FULL_DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}|{_MONTH}\.?\s+{_DAY},?\s+\d{{4}})\b")
+_PART_DATE = re.compile(rf"^\s*(?:in\s+)?(?:({_MONTH})\.?\s+)?(\d{{4}})\.?\s*$", re.I)
+
+
+def with_full_date(answer: str, sentence: str) -> str:
+    """``answer`` as the whole date its ``sentence`` gives (module docstring)."""
+    m = _PART_DATE.match(answer)
+    if not m or not sentence:
+        return answer
+    month, year = m.group(1), m.group(2)
+    dates = [d for d in _FULL_DATE.findall(sentence)
+             if d.endswith(year) and (month is None or d.lower().find(month[:3].lower()) >= 0)]
+    return dates[0] if len(set(dates)) == 1 else answer
 
 
 def numbers(text: str) -> set[str]:

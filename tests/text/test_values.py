@@ -34,3 +34,15 @@ def test_a_bare_amount_gets_the_unit_its_sentence_gives_it():
     assert with_unit("14", "on 14 March", function_words) == "14"  # a name after it, no unit
     assert with_unit("380 euros", "quotes 380 euros", function_words) == "380 euros"  # not bare
     assert with_unit("Halloran & Pike", "Halloran & Pike won", function_words) == "Halloran & Pike"
+
+
+def test_a_year_or_a_month_is_the_whole_date_its_sentence_gives():
+    from k2desk.text.values import with_full_date
+
+    assert with_full_date("2009", "Kingsmill Bridge reopened on 12 September 2009.") == "12 September 2009"
+    assert with_full_date("January 2026", "From 1 January 2026 the fee rises.") == "1 January 2026"
+    assert with_full_date("2018", "Season 2 premiered on April 25, 2018.") == "April 25, 2018"
+    assert with_full_date("1891", "The ferry service began in 1891.") == "1891"  # no whole date there
+    assert with_full_date("2024", "held on 7 September 2024 and 8 September 2024") == "2024"  # two: neither
+    assert with_full_date("March 2025", "talks on 13 March 2025 and 20 March 2025") == "March 2025"
+    assert with_full_date("Henrike Albers", "on 12 May 2021 Henrike Albers") == "Henrike Albers"  # not a date
