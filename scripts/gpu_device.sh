@@ -421,6 +421,7 @@ demo() {
   export K2DESK_MODELS=$K/models HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONUNBUFFERED=1
   if [ "$DRY" = 1 ]; then
     say "  would wait up to $wait s for the build (installed-shape), then, with K2DESK_MODELS=$K/models, in $REPO:"
+    say "  would print which libggml copies are open and libllama's device count (a python check of its own)"
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 doctor"
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 index resources/sample"
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 ask \"$q\""
@@ -433,6 +434,19 @@ demo() {
   cd "$REPO"
   rm -rf "$K/demo-home"
   {
+    # which copies of libggml each path opens, and the devices libllama's registry holds before a
+    # load (docs/gpu: "What could be checked of the crash without a GPU"); its own process: may die
+    "$VPY" - <<'PY' 2>&1 || echo "libs: the check died (exit $?)"
+import ctypes
+import llama_cpp.llama_cpp  # noqa: F401 - libllama and the libggml it links
+from llama_cpp import _ggml  # noqa: F401 - a second copy, opened by path
+from k2desk.runtime import cpu_dispatch
+lib = cpu_dispatch._libggml()
+lib.ggml_backend_dev_count.restype = ctypes.c_size_t
+maps = sorted({line.split()[-1] for line in open("/proc/self/maps") if "libggml" in line or "libllama" in line})
+print("libs:", *maps, sep="\n  ")
+print("libs: devices in libllama's registry before any load:", lib.ggml_backend_dev_count())
+PY
     ts=$(date +%s.%N)
     k2 doctor 2>&1 | grep -E "^(LLM|GPU|CPU level|Embedder|Graph extractor|Summarizer) " || true
     t_doc=$(secs_since "$ts")
