@@ -77,7 +77,7 @@ from k2desk.prompts import (
 from k2desk.runtime.llm import LLM
 from k2desk.runtime.summarizer import STOPWORDS
 from k2desk.store.sparse import SparseIndex
-from k2desk.text.values import normal_values, with_full_date, with_unit
+from k2desk.text.values import completable, normal_values, with_full_date, with_unit
 
 READ_BUDGET = 1000  # tokens of evidence an open answer reads
 SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answers
@@ -315,6 +315,8 @@ class Reader:
         """A bare amount with the unit its sentence gives it ("380" → "380 euros"); with ``dates``
         (the question asks when), a year or a month with the whole date its sentence gives ("2009"
         → "12 September 2009"; text/values.py)."""
+        if not completable(answer, dates):  # a name or a phrase: no sentence to look for
+            return answer
         sentence = cls._sentence(answer, hits, context)
         answer = with_unit(answer, sentence, UNIT_STOPWORDS)
         return with_full_date(answer, sentence) if dates else answer

@@ -80,6 +80,12 @@ _FULL_DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}|{_MON
 _PART_DATE = re.compile(rf"^\s*(?:in\s+)?(?:({_MONTH})\.?\s+)?(\d{{4}})\.?\s*$", re.I)
 
 
+def completable(answer: str, dates: bool = False) -> bool:
+    """Whether ``with_unit`` (a bare amount) or, with ``dates``, ``with_full_date`` (a year or a
+    month and year) may change ``answer``: only then is its sentence worth finding."""
+    return bool(_BARE.match(answer) or (dates and _PART_DATE.match(answer)))
+
+
 def with_full_date(answer: str, sentence: str) -> str:
     """``answer`` as the whole date its ``sentence`` gives (module docstring)."""
     m = _PART_DATE.match(answer)

@@ -46,3 +46,11 @@ def test_a_year_or_a_month_is_the_whole_date_its_sentence_gives():
     assert with_full_date("2024", "held on 7 September 2024 and 8 September 2024") == "2024"  # two: neither
     assert with_full_date("March 2025", "talks on 13 March 2025 and 20 March 2025") == "March 2025"
     assert with_full_date("Henrike Albers", "on 12 May 2021 Henrike Albers") == "Henrike Albers"  # not a date
+
+
+def test_only_a_bare_amount_or_a_partial_date_is_worth_completing():
+    from k2desk.text.values import completable
+
+    assert completable("386,000") and completable("2009", dates=True) and completable("January 2026", dates=True)
+    assert not completable("2009 euros") and not completable("Henrike Albers", dates=True)
+    assert not completable("January 2026")  # a date only when the question asks when
