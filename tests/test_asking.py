@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from k2desk.text.values import normal_values
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "resources" / "sample"
 
@@ -75,3 +77,30 @@ def test_a_question_about_one_document(sample_home):
 def test_the_demo_still_names_the_chair(sample_home):
     answer = ask(sample_home, "Who leads the Lindenfeld Solar Cooperative?")
     assert "Henrike Albers" in answer["answer"], answer["answer"]
+
+
+@pytest.mark.slow
+def test_a_comparison_rests_on_each_sides_fact_whatever_word_compares(sample_home):
+    """The ferry runs since 1891, the observatory opened in 1959; the documents never say "older",
+    "service" or "earlier": each side's fact answers, and the wording does not change the outcome."""
+    answers = [ask(sample_home, q) for q in ("Which is older, the ferry service or the observatory?",
+                                             "Which came first, the ferry service or the observatory?",
+                                             "Which was founded earlier, the ferry service or the observatory?")]
+    for answer in answers:
+        assert re.search(r"\bferry\b", answer["answer"], re.I) and "observatory" not in answer["answer"].lower(), answer["answer"]
+        assert answer["trace"]["reader"]["sides"], answer["trace"]["reader"]
+    assert {a["outcome"] for a in answers} == {"answered"}, [a["answer"] for a in answers]
+
+
+@pytest.mark.slow
+def test_the_officers_are_both_listed(sample_home):
+    answer = ask(sample_home, "Please list the cooperative's officers.")
+    assert answer["outcome"] != "declined", answer["answer"]
+    assert "Henrike Albers" in answer["answer"] and "Jonas Petrowski" in answer["answer"], answer["answer"]
+
+
+@pytest.mark.slow
+def test_seven_minutes_holds_the_documents_seven(sample_home):
+    answer = ask(sample_home, "How long does the crossing take?")
+    assert answer["outcome"] != "declined", answer["answer"]
+    assert "7 minutes" in normal_values(answer["answer"]), answer["answer"]

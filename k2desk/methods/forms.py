@@ -19,6 +19,9 @@
   cooperative?" asks "Who leads the cooperative?" (a request is never answered "Yes.").
 * ``target`` — for a summary, the words naming what is to be summarized ("the solar cooperative
   document"; "" for the collection as a whole, ``whole`` then True).
+* ``sides`` — for a comparison that names what it compares, each of them ("Which is older, the
+  ferry service or the observatory?" → "the ferry service", "the observatory"): the passages must
+  hold a fact on each side, not the comparative word ("older", "came first", "founded earlier").
 
 The rules are the question's own grammar (its first words, its joins), not one benchmark's
 templates; tests/methods/data/question_forms.jsonl holds the questions they are measured on.
@@ -113,7 +116,7 @@ _LIST_ANYWHERE = re.compile(r"\b(?:list\s+(?:of|all)|all\s+the\s+\w+s\s+(?:that|
 _COMPARE = re.compile(r"^(?:compare|contrast)\b|\bdiffer(?:s|ed|ence|ences)?\s+(?:between|from)\b|\bdifferent\s+from\b|"
                       r"\bin\s+common\b|\bsimilarit(?:y|ies)\b|\bvs\.?\s|\bversus\b|"
                       r"\bhow\s+(?:do|does|did)\s+.+\s+(?:differ|compare)\b|^which\s+(?:is|was|are|were|has|had|one)\b.*\bor\b|"
-                      r"^(?:who|which|what)\b[^?]*,\s*(?:the\s+)?[^,?]+\s+or\s+(?:the\s+)?[^,?]+\??\s*$", re.I)
+                      r"^(?:who|which|what)\b[^?]*[,:]\s*(?:the\s+)?[^,:?]+\s+or\s+(?:the\s+)?[^,:?]+\??\s*$", re.I)
 # A polar question that offers its own alternatives: "…, or are they aligned?", "consistent or
 # inconsistent", "the same or different", a short "Is it A or B?".
 _ALTERNATIVES = re.compile(rf",\s*or\s+(?:{AUX}\s+)(?:they|both|these|those|it|the\s+two|there)\b|"
@@ -143,6 +146,7 @@ class Form:
     whole: bool = False
     parts: list["Form"] = field(default_factory=list)
     request: bool = False  # the question came wrapped in a request ("Can you tell me …")
+    sides: list[str] = field(default_factory=list)  # what a comparison compares (``compared``)
 
     @property
     def answer_form(self) -> str:
@@ -158,6 +162,8 @@ class Form:
             out["whole"] = self.whole
         if self.parts:
             out["parts"] = [p.to_trace() for p in self.parts]
+        if self.sides:
+            out["sides"] = self.sides
         return out
 
 
@@ -226,17 +232,41 @@ def _classify(text: str, polar: bool) -> Form:
         target, whole = summary_target(text)
         return Form("summary", text, target=target, whole=whole)
     if polar:
-        return Form("compare" if _offers_alternatives(text) else "yes_no", text)
+        return _compare(text) if _offers_alternatives(text) else Form("yes_no", text)
     if _POLAR.match(text) or (_LEAD_POLAR.search(text) and not _WH_START.match(text)
                               and not re.match(r"^(?:compare|contrast)\b", text, re.I)):
-        return Form("compare" if _offers_alternatives(text) else "yes_no", text)
+        return _compare(text) if _offers_alternatives(text) else Form("yes_no", text)
     if _COMPARE.search(text):
-        return Form("compare", text)
+        return _compare(text)
     if _EXPLAIN.match(text):
         return Form("explain", text)
     if _LIST.match(text) or _LIST_ANYWHERE.search(text):
         return Form("list", text)
     return Form("factoid", text)
+
+
+# Where a comparison names what it compares: its last clause ("…, A or B?", "…: A or B?"), "between
+# A and B", "Compare A and/with/to B", "How does A differ from / compare with B?"
+_SIDES = (
+    re.compile(r"[,:;]\s*(?:or\s+)?(?:is\s+it\s+|was\s+it\s+)?(?P<a>[^,:;?]+?)\s+or\s+(?P<b>[^,:;?]+?)\s*\??\s*$", re.I),
+    re.compile(r"\bbetween\s+(?P<a>[^,;?]+?)\s+and\s+(?P<b>[^,;?]+?)\s*(?:[,;?]|$)", re.I),
+    re.compile(r"^(?:compare|contrast)\s+(?P<a>[^,;?]+?)\s+(?:and|with|to|against)\s+(?P<b>[^,;?]+?)\s*(?:[.,;?]|$)", re.I),
+    re.compile(r"^how\s+(?:do|does|did)\s+(?P<a>.+?)\s+(?:differ\s+from|compare\s+(?:with|to))\s+(?P<b>[^,;?]+?)\s*(?:[.,;?]|$)",
+               re.I),
+)
+
+
+def _compare(text: str) -> Form:
+    return Form("compare", text, sides=compared(text))
+
+
+def compared(text: str) -> list[str]:
+    """What a comparison compares, when it names both (``Form.sides``), else []."""
+    for pattern in _SIDES:
+        m = pattern.search(text)
+        if m and all(re.search(r"\w", m.group(k)) for k in "ab"):
+            return [" ".join(m.group(k).split()) for k in "ab"]
+    return []
 
 
 def _offers_alternatives(text: str) -> bool:

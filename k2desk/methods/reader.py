@@ -58,6 +58,8 @@ from k2desk.methods.support import (
     list_support,
     meaning_coverage,
     meaning_support,
+    passage_phrases,
+    phrase_coverage,
     sentence_windows,
 )
 from k2desk.progress import CancelToken
@@ -97,6 +99,12 @@ COVERAGE_MIN = 0.5
 # Chosen on the coverage-declined questions of the dev collections and the person-like tune half
 # (docs/eval/abstain/).
 COVERAGE_MEANING_MIN = 0.55
+# ... and a comparison's side ("the ferry service") when it is this close in meaning to one of the
+# phrases the passages name ("the ferry"; support.phrase_coverage). Chosen on phrases of the
+# README's sample documents: sides they name in other words 0.78-0.90 ("the astronomy society",
+# "the river crossing", "the ferry company"), things they do not name 0.53-0.75 ("the town hall"
+# for "the town", "the Kessing bridge", "the grain mill", "the lighthouse"): docs/eval/abstain/.
+SIDE_MEANING_MIN = 0.76
 SUPPORT_MIN = 0.5
 # When the answering model checks its short answer (``verify``: VERIFY_PROMPT, logit Yes − logit
 # No: does the evidence say that this is the answer? The check of the relation itself, which word
@@ -344,16 +352,39 @@ class Reader:
         receives the coverage either way."""
         trace = trace if trace is not None else {"form": "open", "kind": form.kind}
         windows = windows if windows is not None else sentence_windows(hits, self.sparse)
-        before = coverage(form.text, hits, self.sparse, windows)
+        if form.sides:  # a comparison: a fact on each side it names, whatever word compares them
+            trace["sides"] = {}
+            phrases: Optional[list[str]] = None
+            for side in form.sides:
+                side_trace = trace["sides"].setdefault(side, {})
+                before = coverage(side, hits, self.sparse, windows)
+                side_trace["coverage"] = before.to_trace()
+                if before.score >= COVERAGE_MIN:
+                    continue
+                if self.embed is not None:  # "the ferry service" for the passages' "the ferry"
+                    phrases = passage_phrases(windows) if phrases is None else phrases
+                    close = phrase_coverage(side, phrases, self.embed)
+                    side_trace["coverage_meaning"] = round(close, 4)
+                    if close >= SIDE_MEANING_MIN:
+                        continue
+                return self._not_in_documents(trace, "the passages do not mention " + ", ".join(before.missing))
+            return None
+        declined = self._uncovered(form.text, hits, trace, windows)
+        return self._not_in_documents(trace, declined) if declined else None
+
+    def _uncovered(self, text: str, hits: Sequence[Hit], trace: dict[str, Any], windows: Windows) -> str:
+        """Why the passages do not mention what ``text`` asks about ("" when they do); ``trace``
+        receives the coverage (and the meaning's, when the words fall short)."""
+        before = coverage(text, hits, self.sparse, windows)
         trace["coverage"] = before.to_trace()
         if before.score >= COVERAGE_MIN:
-            return None
+            return ""
         if self.embed is not None:  # other words, the same meaning ("the boss" for "managing director")
-            close = meaning_coverage(form.text, windows, self.embed)
+            close = meaning_coverage(text, windows, self.embed)
             trace["coverage_meaning"] = round(close, 4)
             if close >= COVERAGE_MEANING_MIN:
-                return None
-        return self._not_in_documents(trace, "the passages do not mention " + ", ".join(before.missing))
+                return ""
+        return "the passages do not mention " + ", ".join(before.missing)
 
     @staticmethod
     def _not_in_documents(trace: dict[str, Any], reason: str, context: str = "") -> Reading:

@@ -52,19 +52,18 @@ from k2desk.text.values import cardinals, normal_values
 from k2desk.text.values import numbers as value_numbers
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
-# Words that say how a question asks, not what about: they need not occur in the passages. The
-# second line names the kind of answer ("the individual who …", "which company …") or where a
-# fact was read ("as reported in an article by …"), not a fact; the third, a measure's kind.
+# English question words: how a question asks (its wh-word, its auxiliary, a request's verb, "what
+# kind of", "called"), not what about; they need not occur in the passages. Nothing else: a word
+# the passages lack counts against them, save the noun a wh-word opens (``answer_types``: "which
+# company"), and a question in other words is passed by its meaning (``meaning_coverage``).
+# Measured without the answer types and sources this list once held ("company", "article",
+# "reported", …): docs/eval/abstain/.
 QUESTION_WORDS = frozenset("""
 who whom whose which what where when why how many much name names named called call kind type sort
 does did do tell give show list describe explain please know find mention mentioned say according get
-anyone someone something thing things happen happened exactly currently actually approximately
-individual person people entity figure organization organisation company firm
-article articles report reports reported reporting coverage covered source sources publication outlet
-size number amount total count
 """.split())
 # "How big / large / long / old / far ...": the word after "how" names the kind of measure asked
-# for ("How big is the dataset?" is answered by "171 accounts"), like the third line above.
+# for ("How big is the dataset?" is answered by "171 accounts"), as a question word is.
 _HOW_WHAT = re.compile(r"\bhow\s+([A-Za-z]+)", re.I)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
 _COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")  # "semi-character", "e-mail": also read as one word
@@ -89,6 +88,22 @@ def irregular_lemmas() -> dict[str, str]:
     return out
 
 
+@lru_cache(maxsize=256)
+def answer_types(question: str) -> frozenset[str]:
+    """The nouns a wh-determiner opens ("Which company …?", "what language pairs …?" → "pairs",
+    "Whose book …?"): they name the kind of answer asked for, as a question word does, and the
+    passages name the answer itself. Read from spaCy's parse (the noun "which" / "what" / "whose"
+    depends on); none without the pipeline."""
+    try:
+        from k2desk.graph.nlp import load_pipeline
+
+        doc = load_pipeline()(question)
+    except Exception:  # noqa: BLE001 - no spaCy model: every noun counts
+        return frozenset()
+    return frozenset(t.head.lower_ for t in doc if t.lower_ in ("which", "what", "whose") and t.dep_ in ("det", "poss")
+                     and t.head.pos_ in ("NOUN", "PROPN") and t.head is not t)
+
+
 def lemmatized(text: str) -> str:
     """``text`` with its values in the normal form and irregular word forms replaced by their lemma."""
     text = normal_values(text)
@@ -105,6 +120,12 @@ def question_terms(question: str, sparse: SparseIndex) -> list[str]:
     skip = set(sparse.terms_of(" ".join(STOPWORDS | QUESTION_WORDS | measures)))
     return list(dict.fromkeys(t for t in sparse.terms_of(lemmatized(question))
                               if t not in skip and not (len(t) == 1 and t.isalpha())))
+
+
+def excused_terms(question: str, sparse: SparseIndex) -> set[str]:
+    """The question's terms that count only where the passages have them: the kind of answer a
+    wh-word asks for (``answer_types``: "which company" is answered by the company's name)."""
+    return set(sparse.terms_of(" ".join(answer_types(question))))
 
 
 @dataclass
@@ -146,7 +167,8 @@ def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     return out
 
 
-def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex) -> Support:
+def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex, excused: set[str] = frozenset()) -> Support:
+    terms = [t for t in terms if t in found or t not in excused]
     if not terms:
         return Support(1.0)
     idf = sparse.idf(set(terms))
@@ -161,7 +183,7 @@ def coverage(question: str, hits: Sequence[Hit], sparse: SparseIndex, windows: O
     found: set[str] = set()
     for window, _ in windows if windows is not None else sentence_windows(hits, sparse):
         found |= window
-    return _share(question_terms(question, sparse), found, sparse)
+    return _share(question_terms(question, sparse), found, sparse, excused_terms(question, sparse))
 
 
 def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: SparseIndex,
@@ -187,7 +209,7 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
             held.append(text)
     if not hit_any:
         return Support(0.0, q_terms, found_answer=False)
-    share = _share(q_terms, found, sparse)
+    share = _share(q_terms, found, sparse, excused_terms(question, sparse))
     share.held = held
     asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
     share.missing_values = [t for t in share.missing if t in asked]
@@ -206,6 +228,35 @@ def meaning_coverage(question: str, windows: Windows, embed: Callable[[list[str]
     if not texts:
         return 0.0
     vectors = embed([question, *texts])
+    return float(np.max(vectors[1:] @ vectors[0]))
+
+
+def passage_phrases(windows: Windows) -> list[str]:
+    """The noun phrases and named entities of the passages' first sentence windows (spaCy's
+    parse; [] without the pipeline): what the passages name, to hold a comparison's sides to."""
+    try:
+        from k2desk.graph.nlp import load_pipeline
+
+        nlp = load_pipeline()
+    except Exception:  # noqa: BLE001 - no spaCy model: the windows' meaning alone
+        return []
+    texts = list(dict.fromkeys(text for _, text in windows))[:COVERAGE_WINDOWS]
+    found: dict[str, None] = {}
+    for doc in nlp.pipe(texts):
+        for span in (*doc.noun_chunks, *doc.ents):
+            name = " ".join(span.text.split())
+            if any(c.isalnum() for c in name):
+                found.setdefault(name)
+    return list(found)
+
+
+def phrase_coverage(phrase: str, phrases: Sequence[str], embed: Callable[[list[str]], np.ndarray]) -> float:
+    """The cosine between a short ``phrase`` (a comparison's side: "the ferry service") and the
+    closest of the passages' own ``phrases`` ("the ferry"): a phrase is compared with phrases, a
+    question with sentences (``meaning_coverage``)."""
+    if not phrases:
+        return 0.0
+    vectors = embed([phrase, *phrases])
     return float(np.max(vectors[1:] @ vectors[0]))
 
 

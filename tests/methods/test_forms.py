@@ -86,3 +86,17 @@ def test_the_answer_kind_comes_from_the_questions_first_words():
     # a performing verb later in the question is not what is asked for
     assert answer_kind("Who is the individual that was portrayed as a trustworthy figure by The Verge?") == DEFAULT_ANSWER_KIND
     assert answer_kind("Who is the mayor of Altmoor?") == answer_kind("Which company built the tunnel?") == DEFAULT_ANSWER_KIND
+
+
+def test_a_comparison_names_its_sides_whatever_word_compares_them():
+    from k2desk.methods.forms import compared
+
+    for question in ("Which is older, the ferry service or the observatory?",
+                     "Which came first: the ferry service or the observatory?",
+                     "Which was founded earlier, the ferry service or the observatory?"):
+        form = ask_form(question)
+        assert (form.kind, form.sides) == ("compare", ["the ferry service", "the observatory"]), question
+    assert compared("What is the difference between the ferry and the observatory?") == ["the ferry", "the observatory"]
+    assert compared("Compare BERT with GPT-2.") == ["BERT", "GPT-2"]
+    assert ask_form("Is the ferry run by the town or by the cooperative?").sides == []  # no sides it names apart
+    assert ask_form("Who leads the cooperative?").sides == []

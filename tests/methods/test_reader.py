@@ -122,7 +122,7 @@ def test_a_list_none_of_whose_items_the_passages_hold_is_not_in_the_documents(en
     from tests.methods.support import ScriptedLLM
 
     retriever = engine.method("evidence").ctx.retriever("text")
-    question = "Who are the people named in the tunnel articles?"
+    question = "List the names connected to the Brennwald tunnel."
     assert ask_form(question).kind == "list"
     hits = retriever.evidence_search(question, k=10)
     for reply, kept in (("Ilse Damaschke, Piet Olsen", True), ("Ilse Damaschke, Greta Vossberg", True),

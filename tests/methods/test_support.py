@@ -140,3 +140,25 @@ def test_a_question_in_other_words_is_close_in_meaning_to_a_passage(retriever, s
         windows = sentence_windows(hits, retriever.sparse)
         assert coverage(question, hits, retriever.sparse, windows).score < COVERAGE_MIN
         assert (meaning_coverage(question, windows, embed) >= COVERAGE_MEANING_MIN) is close
+
+
+def test_the_question_words_are_english_question_words_not_a_data_sets(retriever):
+    from k2desk.methods.support import QUESTION_WORDS
+
+    # the words one benchmark's questions used ("as reported in an article by …") count like any other
+    assert not {"article", "reported", "coverage", "outlet", "publication", "company", "individual"} & QUESTION_WORDS
+    assert question_terms("Who reported the ferry's new engine in an article?", retriever.sparse) == \
+        ["report", "ferri", "new", "engin", "articl"]
+
+
+def test_the_noun_a_wh_word_opens_names_the_kind_of_answer(retriever):
+    from k2desk.methods.support import answer_types
+
+    assert answer_types("Which company quoted for the hearing booth?") == {"company"}
+    assert answer_types("what language pairs are explored?") == {"pairs"}  # the head noun, not its modifier
+    assert answer_types("Who is the mayor of Altmoor?") == frozenset()  # asked for, not a kind: it must be there
+    # counted where the passages have it ("the Brenner shipyard"), excused where they do not
+    question = "Which company built the Margarethe II?"
+    assert coverage(question, passages(retriever, question), retriever.sparse).score == 1.0
+    question = "Which company runs the observatory's radio telescope?"  # "radio" still counts against it
+    assert coverage(question, passages(retriever, question), retriever.sparse).missing == ["radio"]
