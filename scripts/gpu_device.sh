@@ -14,9 +14,10 @@
 #                                      build of llama-cpp-python started in the background (queued
 #                                      behind a build already running), the wheels, k2desk (-e .),
 #                                      the CUDA runtime check, the models folder. Shapes:
-#                                        dl       setup.sh's: CPU levels + CUDA as run-time loaded
-#                                                 backends (GGML_BACKEND_DL, GGML_CPU_ALL_VARIANTS)
-#                                        builtin  CUDA built in, one portable CPU level
+#                                        builtin  setup.sh's (the default): CUDA built in, one
+#                                                 portable CPU level
+#                                        dl       the shape that crashed on an H100: CPU levels +
+#                                                 CUDA as run-time loaded backends (GGML_BACKEND_DL)
 #   use SHAPE                          install that shape's built wheel into the venv
 #   status                             the parts, the builds, the demo, the bench (a short call)
 #   demo [--wait S] [--question Q]     the README demo on the GPU (--gpu-layers -1): index
@@ -305,7 +306,7 @@ models() {
 }
 
 setup() {
-  local shape=dl build=1 t
+  local shape=builtin build=1 t
   while [ $# -gt 0 ]; do
     case $1 in
       --shape) shape=$2; shift 2 ;;

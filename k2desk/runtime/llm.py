@@ -25,6 +25,7 @@ from k2desk.progress import CancelToken
 from k2desk.runtime import grammar_sampling
 from k2desk.runtime.cpu_dispatch import load_cpu_backend
 from k2desk.runtime.cuda import load_cuda_backend
+from k2desk.runtime.llama_import import import_llama
 from k2desk.types import LLMUsage
 
 Message = dict[str, str]
@@ -98,6 +99,7 @@ class LLM(ChatModel):
         if not self.path.is_file():
             raise ModelError(f"model file not found: {self.path}; pass --llm with the path of a GGUF file or run `k2desk models prepare`")
         try:
+            import_llama()  # a CUDA build's runtime libraries first
             from llama_cpp import Llama
 
             self.cpu_backend = load_cpu_backend(self.path)  # the variant for this CPU, when the build has several

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Optional
 
 from k2desk.runtime import cpu_dispatch, cuda
+from k2desk.runtime.llama_import import import_llama
 
 
 def server_binary() -> Path:
@@ -36,7 +37,7 @@ def _model_arg(args: list[str]) -> Optional[Path]:
 def server_env(args: list[str], base: Optional[dict[str, str]] = None) -> dict[str, str]:
     """The environment the server runs in: the wheel's libraries first on the library path, and
     the CPU level chosen for this machine (tried with the model when one is named)."""
-    import llama_cpp
+    llama_cpp = import_llama()
 
     env = dict(os.environ if base is None else base)
     paths = [str(Path(llama_cpp.__file__).parent / "lib"), str(server_binary().parent)]

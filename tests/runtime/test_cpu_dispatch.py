@@ -4,6 +4,7 @@ not fatal), and the choice is cached per machine."""
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,26 @@ def test_ask_and_doctor_on_a_broken_backend_folder_say_one_line_and_exit_1(tmp_p
         err = proc.stderr.strip().splitlines()
         assert proc.returncode == 1 and len(err) == 1, (args, proc.returncode, proc.stderr)
         assert "no CPU level of llama.cpp" in err[0] and "scripts/setup.sh" in err[0], err
+
+
+def test_a_built_in_cpu_backend_needs_what_it_was_compiled_for():
+    info = "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | AVX512 = 0 | LLAMAFILE = 1 | "
+    assert cpu_dispatch.built_for(info) >= {"AVX2", "FMA", "F16C"} and "AVX512" not in cpu_dispatch.built_for(info)
+    haswell = {"pni", "ssse3", "avx", "avx2", "f16c", "fma", "bmi2"}
+    assert cpu_dispatch.lacking(info, haswell) == []
+    assert cpu_dispatch.lacking(info, haswell - {"avx2", "fma"}) == ["AVX2", "FMA"]  # an older CPU: named, no SIGILL
+    assert cpu_dispatch.lacking(info, None) == []  # nothing to read the flags from: the load goes on
+    assert cpu_dispatch.lacking("CUDA : ARCHS = 750 | AVX2 = 1 | ", set()) == []  # another backend's features
+
+
+def test_a_built_in_backend_on_a_cpu_that_lacks_its_instructions_stops_with_one_line(monkeypatch):
+    monkeypatch.setattr(cpu_dispatch, "_loaded", None)
+    monkeypatch.setattr(cpu_dispatch, "variant_dir", lambda: None)  # one CPU backend built in
+    monkeypatch.setattr(cpu_dispatch, "cpu_flags", lambda: {"pni", "ssse3"})
+    monkeypatch.setattr(cpu_dispatch.llama_import, "import_llama",
+                        lambda: type("L", (), {"llama_print_system_info": staticmethod(lambda: b"CPU : AVX2 = 1 | FMA = 1 | ")}))
+    from k2desk.errors import ModelError
+
+    with pytest.raises(ModelError) as err:
+        cpu_dispatch.load_cpu_backend(Path("model.gguf"))
+    assert "AVX2, FMA" in str(err.value) and "\n" not in str(err.value)

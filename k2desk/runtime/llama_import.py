@@ -1,0 +1,102 @@
+"""llama-cpp-python, imported so that a CUDA build finds the CUDA libraries it links.
+
+A CUDA build (``K2DESK_CUDA=1 scripts/setup.sh``) links ``libggml-cuda.so``, which needs the
+CUDA runtime and cuBLAS. From the registry's wheels (``nvidia-cuda-runtime``, ``nvidia-cublas``)
+they lie in ``site-packages/nvidia/cu13/lib``, a folder the dynamic loader does not search. In
+the shape setup builds, CUDA built into llama.cpp (docs/gpu/README.md), libllama needs them the
+moment it loads, so ``import_llama()`` loads them first, by path and globally, and imports the
+package after them. Where the package is found without importing it (``package_folder``), so a
+CUDA build is known before any of its libraries is opened.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import sys
+import threading
+from pathlib import Path
+from types import ModuleType
+from typing import Optional
+
+from k2desk.errors import ModelError
+
+# the CUDA 13 runtime libraries libggml-cuda.so links, in the order they depend on each other
+RUNTIME_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")
+_lock = threading.Lock()
+_missing: Optional[list[str]] = None
+
+
+def package_folder() -> Optional[Path]:
+    """The installed ``llama_cpp`` package's folder (not imported), or None."""
+    try:
+        spec = importlib.util.find_spec("llama_cpp")
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin).parent if spec and spec.origin else None
+
+
+def backend_folders() -> tuple[Path, ...]:
+    """Where a build's libraries and backends lie: the wheel keeps llama.cpp's libraries in
+    ``llama_cpp/lib`` and a ``GGML_BACKEND_DL`` build's run-time loaded backends beside the
+    package (``site-packages/bin``); a bundle keeps both in ``llama_cpp/lib``."""
+    package = package_folder()
+    return () if package is None else (package / "lib", package.parent / "bin")
+
+
+def cuda_library() -> Optional[Path]:
+    """``libggml-cuda.so`` of the installed llama-cpp-python, or None for a build without CUDA."""
+    for folder in backend_folders():
+        found = sorted(p for p in folder.glob("libggml-cuda.so*") if not p.is_symlink())
+        if found:
+            return found[0]
+    return None
+
+
+def runtime_folders() -> list[Path]:
+    """Folders holding the registry's CUDA 13 runtime libraries (``nvidia/cu13/lib`` in any
+    ``sys.path`` entry), first found first."""
+    seen, found = set(), []
+    for entry in sys.path:
+        folder = Path(entry or ".") / "nvidia" / "cu13" / "lib"
+        key = str(folder.resolve()) if folder.is_dir() else None
+        if key and key not in seen:
+            seen.add(key)
+            found.append(folder)
+    return found
+
+
+def preload_runtime() -> list[str]:
+    """Load the runtime libraries globally from the first folder holding them (once per process),
+    so that the CUDA library finds them by name; returns those that could not be loaded (a system
+    toolkit on the loader's path may still provide them)."""
+    global _missing
+    with _lock:
+        if _missing is None:
+            missing = list(RUNTIME_LIBRARIES)
+            for folder in runtime_folders():
+                for name in list(missing):
+                    path = folder / name
+                    if path.is_file():
+                        try:
+                            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+                            missing.remove(name)
+                        except OSError:
+                            pass
+            _missing = missing
+        return list(_missing)
+
+
+def import_llama() -> ModuleType:
+    """``llama_cpp``, imported after the CUDA runtime's libraries when the build has CUDA; a library
+    that does not load is one line (ModelError), not a traceback."""
+    missing: list[str] = []
+    if "llama_cpp" not in sys.modules and cuda_library() is not None:
+        missing = preload_runtime()
+    try:
+        import llama_cpp
+    except (OSError, RuntimeError) as exc:  # llama_cpp reports a library that does not load as RuntimeError
+        hint = (f"; this CUDA build needs {', '.join(missing)}: pip install nvidia-cuda-runtime==13.0.96 "
+                "nvidia-cublas==13.0.2.14" if missing else "; run scripts/setup.sh again")
+        raise ModelError(f"llama.cpp did not load: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from exc
+    return llama_cpp
