@@ -38,6 +38,7 @@ KEEP_LEVELS=${K2DESK_CPU_LEVELS:-"x64 haswell alderlake skylakex icelake zen4 sa
 flavour=cpu-dispatch-$(echo "$KEEP_LEVELS" | tr ' ' '\n' | sort | tr '\n' '-' | sed 's/-$//' | cksum | cut -d' ' -f1)
 cmake_args="-DGGML_NATIVE=OFF -DGGML_BACKEND_DL=ON -DGGML_CPU_ALL_VARIANTS=ON"
 cuda_runtime=""
+cuda_lib=""  # a CUDA build: where cuBLAS lies, for linking llama-server against the built-in backend
 if [ "${K2DESK_CUDA:-0}" = 1 ]; then
   # CUDA built into llama.cpp with one portable CPU level (GGML_NATIVE off: AVX2, FMA, F16C), not
   # the run-time loaded backends of the CPU build: with GGML_BACKEND_DL every model load crashed
@@ -54,6 +55,7 @@ if [ "${K2DESK_CUDA:-0}" = 1 ]; then
   if [ -n "${K2DESK_CUDA_TOOLKIT:-}" ]; then
     echo "CUDA: the toolkit in $K2DESK_CUDA_TOOLKIT, architectures $archs"
     cmake_args="$cmake_args -DCMAKE_CUDA_COMPILER=$K2DESK_CUDA_TOOLKIT/bin/nvcc -DCUDAToolkit_ROOT=$K2DESK_CUDA_TOOLKIT"
+    cuda_lib="$K2DESK_CUDA_TOOLKIT/lib64"
   else
     # CUDA 13.0's toolkit from the registry (CUDA 12's nvcc wheel has no compiler driver: docs/gpu)
     toolkit="$CACHE/cuda-13.0"
@@ -70,6 +72,7 @@ if [ "${K2DESK_CUDA:-0}" = 1 ]; then
     echo "CUDA: nvcc $("$root/bin/nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') from the registry, architectures $archs"
     # no driver library in the wheels: ggml-cuda without the driver API (its memory pool without VMM)
     cmake_args="$cmake_args -DCMAKE_CUDA_COMPILER=$root/bin/nvcc -DCUDAToolkit_ROOT=$root -DGGML_CUDA_NO_VMM=ON"
+    cuda_lib="$root/lib"
   fi
   flavour=cuda-builtin-$(echo "$archs" | cksum | cut -d' ' -f1)
 fi
@@ -110,8 +113,10 @@ if ! ls "$wheel_dir"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1 || [ 
     make_program=$(command -v ninja || true)
     if [ -z "$make_program" ]; then .venv/bin/python -m pip install -q ninja; make_program=$PWD/.venv/bin/ninja; fi
   fi
+  # (CUDA built in: the executable links libggml-cuda, whose cuBLAS the linker must find, not load)
   "$cmake_bin" "$src/build" -DCMAKE_MAKE_PROGRAM="$make_program" -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_TOOLS=ON \
-    -DLLAMA_BUILD_COMMON=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF >"$src/server.log" 2>&1 || { tail -40 "$src/server.log"; exit 1; }
+    -DLLAMA_BUILD_COMMON=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF ${cuda_lib:+"-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$cuda_lib"} \
+    >"$src/server.log" 2>&1 || { tail -40 "$src/server.log"; exit 1; }
   "$cmake_bin" --build "$src/build" --target llama-server -j "$(nproc)" 2>&1 | tee -a "$src/server.log" | progress "llama-server" \
     || { tail -40 "$src/server.log"; exit 1; }
   mkdir -p "$server_dir"

@@ -26,12 +26,12 @@ import hashlib
 import json
 import os
 import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from k2desk.errors import ModelError
 from k2desk.runtime import llama_import
+from k2desk.runtime.llama_import import quiet_stderr
 
 PROBE_TOKENS = 8
 _lock = threading.Lock()
@@ -76,21 +76,6 @@ def _libggml():
         from llama_cpp._ggml import libggml
 
         return libggml
-
-
-@contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """llama.cpp's and ggml's messages on file descriptor 2 kept off the terminal (the CLI's
-    stderr carries errors only)."""
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
 
 
 def _load(path: Path) -> bool:
@@ -219,7 +204,9 @@ def lacking(system_info: str, flags: Optional[set[str]]) -> list[str]:
 
 
 def _check_built_in() -> None:
-    info = (llama_import.import_llama().llama_print_system_info() or b"").decode("utf-8", "replace")
+    llama_cpp = llama_import.import_llama()
+    with quiet_stderr():  # the first look at the backends: a built-in CUDA one says "failed to initialize" without a GPU
+        info = (llama_cpp.llama_print_system_info() or b"").decode("utf-8", "replace")
     missing = lacking(info, cpu_flags())
     if missing:
         raise ModelError(f"this llama.cpp build's CPU code needs {', '.join(missing)}, which this CPU lacks; "

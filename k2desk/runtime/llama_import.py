@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import os
 import sys
 import threading
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from types import ModuleType
-from typing import Optional
+from typing import Iterator, Optional
 
 from k2desk.errors import ModelError
 
@@ -25,6 +27,21 @@ from k2desk.errors import ModelError
 RUNTIME_LIBRARIES = ("libcudart.so.13", "libcublasLt.so.13", "libcublas.so.13")
 _lock = threading.Lock()
 _missing: Optional[list[str]] = None
+
+
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """llama.cpp's and ggml's messages on file descriptor 2 kept off the terminal (the CLI's
+    stderr carries errors only)."""
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def package_folder() -> Optional[Path]:
@@ -91,10 +108,14 @@ def import_llama() -> ModuleType:
     """``llama_cpp``, imported after the CUDA runtime's libraries when the build has CUDA; a library
     that does not load is one line (ModelError), not a traceback."""
     missing: list[str] = []
-    if "llama_cpp" not in sys.modules and cuda_library() is not None:
+    cuda = "llama_cpp" not in sys.modules and cuda_library() is not None
+    if cuda:
         missing = preload_runtime()
     try:
-        import llama_cpp
+        # CUDA built in registers as llama.cpp loads: "failed to initialize CUDA" where no GPU answers
+        # (k2desk says it in its own line, cuda.py)
+        with quiet_stderr() if cuda else nullcontext():
+            import llama_cpp
     except (OSError, RuntimeError) as exc:  # llama_cpp reports a library that does not load as RuntimeError
         hint = (f"; this CUDA build needs {', '.join(missing)}: pip install nvidia-cuda-runtime==13.0.96 "
                 "nvidia-cublas==13.0.2.14" if missing else "; run scripts/setup.sh again")
