@@ -354,35 +354,36 @@ class Reader:
         windows = windows if windows is not None else sentence_windows(hits, self.sparse)
         if form.sides:  # a comparison: a fact on each side it names, whatever word compares them
             trace["sides"] = {}
-            phrases: Optional[list[str]] = None
+            phrases: list[list[str]] = []  # the passages' phrases, read once and only when a side needs them
+
+            def side_meaning(side: str) -> float:  # "the ferry service" for the passages' "the ferry"
+                if not phrases:
+                    phrases.append(passage_phrases(windows))
+                return phrase_coverage(side, phrases[0], self.embed)
+
             for side in form.sides:
-                side_trace = trace["sides"].setdefault(side, {})
-                before = coverage(side, hits, self.sparse, windows)
-                side_trace["coverage"] = before.to_trace()
-                if before.score >= COVERAGE_MIN:
-                    continue
-                if self.embed is not None:  # "the ferry service" for the passages' "the ferry"
-                    phrases = passage_phrases(windows) if phrases is None else phrases
-                    close = phrase_coverage(side, phrases, self.embed)
-                    side_trace["coverage_meaning"] = round(close, 4)
-                    if close >= SIDE_MEANING_MIN:
-                        continue
-                return self._not_in_documents(trace, "the passages do not mention " + ", ".join(before.missing))
+                declined = self._uncovered(side, hits, trace["sides"].setdefault(side, {}), windows,
+                                           side_meaning, SIDE_MEANING_MIN)
+                if declined:
+                    return self._not_in_documents(trace, declined)
             return None
-        declined = self._uncovered(form.text, hits, trace, windows)
+        declined = self._uncovered(form.text, hits, trace, windows,
+                                   lambda text: meaning_coverage(text, windows, self.embed), COVERAGE_MEANING_MIN)
         return self._not_in_documents(trace, declined) if declined else None
 
-    def _uncovered(self, text: str, hits: Sequence[Hit], trace: dict[str, Any], windows: Windows) -> str:
-        """Why the passages do not mention what ``text`` asks about ("" when they do); ``trace``
-        receives the coverage (and the meaning's, when the words fall short)."""
+    def _uncovered(self, text: str, hits: Sequence[Hit], trace: dict[str, Any], windows: Windows,
+                   meaning: Callable[[str], float], meaning_min: float) -> str:
+        """Why the passages do not mention what ``text`` asks about ("" when they do): its words'
+        coverage, else (with an embedder) ``meaning(text)`` against ``meaning_min``; ``trace``
+        receives both."""
         before = coverage(text, hits, self.sparse, windows)
         trace["coverage"] = before.to_trace()
         if before.score >= COVERAGE_MIN:
             return ""
         if self.embed is not None:  # other words, the same meaning ("the boss" for "managing director")
-            close = meaning_coverage(text, windows, self.embed)
+            close = meaning(text)
             trace["coverage_meaning"] = round(close, 4)
-            if close >= COVERAGE_MEANING_MIN:
+            if close >= meaning_min:
                 return ""
         return "the passages do not mention " + ", ".join(before.missing)
 

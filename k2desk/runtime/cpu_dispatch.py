@@ -181,19 +181,24 @@ def cpu_flags() -> Optional[set[str]]:
     return set(line.split(":", 1)[1].split()) if line else None
 
 
+def parse_system_info(text: str) -> dict[str, dict[str, str]]:
+    """``llama_print_system_info`` as {backend: {feature: value}}, e.g. {"CPU": {"AVX2": "1", ...}}."""
+    found: dict[str, dict[str, str]] = {}
+    current: Optional[dict[str, str]] = None
+    for part in (p.strip() for p in text.split("|")):
+        if " : " in part:  # "CPU : SSE3 = 1": a backend's name opens its features
+            name, part = (x.strip() for x in part.split(" : ", 1))
+            current = found.setdefault(name, {})
+        if current is not None and "=" in part:
+            key, value = (x.strip() for x in part.split("=", 1))
+            current[key] = value
+    return found
+
+
 def built_for(system_info: str) -> set[str]:
     """The CPU features a build was compiled for, from ``llama_print_system_info``
     ("CPU : SSE3 = 1 | AVX2 = 1 | …")."""
-    found, in_cpu = set(), False
-    for part in (p.strip() for p in system_info.split("|")):
-        if " : " in part:
-            name, part = (x.strip() for x in part.split(" : ", 1))
-            in_cpu = name == "CPU"
-        if in_cpu and "=" in part:
-            key, value = (x.strip() for x in part.split("=", 1))
-            if value == "1":
-                found.add(key)
-    return found
+    return {key for key, value in parse_system_info(system_info).get("CPU", {}).items() if value == "1"}
 
 
 def lacking(system_info: str, flags: Optional[set[str]]) -> list[str]:

@@ -24,11 +24,11 @@ from typing import Optional
 
 from k2desk.errors import ModelError
 from k2desk.runtime.cpu_dispatch import _libggml, note_cuda_started, quiet_stderr, variant_dir
-from k2desk.runtime.llama_import import RUNTIME_LIBRARIES, cuda_library, import_llama, preload_runtime, runtime_folders
+from k2desk.runtime.llama_import import RUNTIME_LIBRARIES, cuda_library, preload_runtime, runtime_folders
+from k2desk.runtime.llama_info import GPU_KINDS, devices
 
 __all__ = ["RUNTIME_LIBRARIES", "CudaState", "backend_file", "driver_gpus", "gpu_expected", "load_cuda_backend",
            "runtime_folders"]
-GPU_DEVICE = 1  # enum ggml_backend_dev_type: CPU, GPU, IGPU, ACCEL
 _lock = threading.Lock()
 _state: Optional["CudaState"] = None
 
@@ -84,19 +84,10 @@ def load_cuda_backend(announce: bool = True) -> CudaState:
             return _state
         if variant_dir() is None:  # built in: llama.cpp registered the CUDA device as it loaded
             try:
-                import_llama()
-                lib = _libggml()
+                count = sum(d.kind in GPU_KINDS for d in devices())
             except ModelError as exc:
                 _state = CudaState(built=True, why=str(exc), shape="built in")
             else:
-                for name, restype, argtypes in (("ggml_backend_dev_count", ctypes.c_size_t, []),
-                                                ("ggml_backend_dev_get", ctypes.c_void_p, [ctypes.c_size_t]),
-                                                ("ggml_backend_dev_type", ctypes.c_int, [ctypes.c_void_p])):
-                    fn = getattr(lib, name)
-                    fn.restype, fn.argtypes = restype, argtypes
-                with quiet_stderr():
-                    count = sum(int(lib.ggml_backend_dev_type(lib.ggml_backend_dev_get(i))) == GPU_DEVICE
-                                for i in range(lib.ggml_backend_dev_count()))
                 _state = CudaState(built=True, devices=count, shape="built in",
                                    why="" if count else "no NVIDIA GPU answered (no driver, or no device)")
         else:

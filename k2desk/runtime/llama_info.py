@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from k2desk.errors import ModelError
-from k2desk.runtime.cpu_dispatch import _libggml, quiet_stderr
+from k2desk.runtime.cpu_dispatch import _libggml, parse_system_info, quiet_stderr
 from k2desk.runtime.llama_import import import_llama
 
 # enum ggml_backend_dev_type: CPU, GPU, IGPU (integrated), ACCEL
@@ -56,17 +56,7 @@ def system_info() -> dict[str, dict[str, str]]:
     """``llama_print_system_info`` as {backend: {feature: value}}, e.g. {"CPU": {"AVX2": "1", ...}}."""
     llama_cpp = import_llama()
 
-    text = (llama_cpp.llama_print_system_info() or b"").decode("utf-8", "replace")
-    found: dict[str, dict[str, str]] = {}
-    current: Optional[dict[str, str]] = None
-    for part in (p.strip() for p in text.split("|")):
-        if " : " in part:  # "CPU : SSE3 = 1": a backend's name opens its features
-            name, part = (s.strip() for s in part.split(" : ", 1))
-            current = found.setdefault(name, {})
-        if current is not None and "=" in part:
-            key, value = (s.strip() for s in part.split("=", 1))
-            current[key] = value
-    return found
+    return parse_system_info((llama_cpp.llama_print_system_info() or b"").decode("utf-8", "replace"))
 
 
 def _lib():
