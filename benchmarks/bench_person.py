@@ -89,6 +89,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                        "meaning": reader.get("meaning"), "verify": reader.get("verify"),
                        "first_source": a.sources[0].document if a.sources else None,
                        "second": reader.get("second"), "first": reader.get("first"), "read": reader.get("read", "first"),
+                       "together": reader.get("together"),
                        "seconds": round(time.perf_counter() - t0, 2)}
                 fh.write(json.dumps(row) + "\n")
                 fh.flush()

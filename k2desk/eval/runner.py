@@ -285,6 +285,8 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["verify"] = reader["verify"]
         if reader.get("meaning") is not None:  # the embedder's support of it (support.meaning_support)
             row["meaning"] = reader["meaning"]
+        if reader.get("together") is not None:  # the best window's share of the question's terms (reader.TOGETHER_MIN)
+            row["together"] = reader["together"]
         if reader.get("outcome"):  # "cautioned" (reader.cautions)
             row["outcome"] = reader["outcome"]
         if isinstance(reader.get("second"), dict):  # the second reading's answer and its signals (reader.open)

@@ -44,6 +44,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from k2desk.methods.forms import unwrap
 from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
@@ -214,6 +215,52 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
     share.missing_values = [t for t in share.missing if t in asked]
     return share
+
+
+def asked_together(question: str, sparse: SparseIndex, windows: Windows) -> float:
+    """The largest share of the question's terms (idf-weighted) that one sentence window holds:
+    whether some passage says what is asked, its subject and its attribute together, whichever
+    answer the model picked. A near miss's terms stand apart ("teachers" in one passage, the school
+    in another); an answerable question's stand together in the sentence that answers it, also
+    when the model named a neighbouring name."""
+    return max((share for share, _ in _together(question, sparse, windows)), default=0.0)
+
+
+def windows_together(question: str, sparse: SparseIndex, windows: Windows, slack: float = 0.05) -> list[str]:
+    """The texts of the windows that hold the most of the question's terms (``asked_together``'s
+    best, less ``slack``), best first: where a passage says what was asked."""
+    shares = _together(question, sparse, windows)
+    best = max((share for share, _ in shares), default=0.0)
+    ranked = sorted(((share, i) for i, (share, _) in enumerate(shares) if share >= best - slack), key=lambda x: (-x[0], x[1]))
+    return list(dict.fromkeys(shares[i][1] for _, i in ranked))
+
+
+def _together(question: str, sparse: SparseIndex, windows: Windows) -> list[tuple[float, str]]:
+    terms, excused = question_terms(question, sparse), excused_terms(question, sparse)
+    return [(_share(terms, window, sparse, excused).score, text) for window, text in windows]
+
+
+_WHO = re.compile(r"^\s*who(?:m|'s|’s)?\b", re.I)
+_NAME = re.compile(r"\b[A-Z][\w'’\-]*")
+
+
+def names_only_asked(question: str, answer: str) -> bool:
+    """Whether ``answer`` to a who-question names only whom the question itself names ("Hedda
+    Marchbank" for "Who was mayor before Hedda Marchbank?", "The Wheelers were founded in 1952"
+    for "Who founded the Wheelers?"): it has capitalized words and every one of them is a word of
+    the question. Not an answer to what was asked; a lower-case answer ("the mayor") is left to
+    the other checks."""
+    question = unwrap(question)[0]  # "Can you tell me who …" asks who
+    if not _WHO.match(question):
+        return False
+    asked = {_bare(w) for w in re.findall(r"[\w'’\-]+", question)}
+    names = [_bare(m.group(0)) for m in _NAME.finditer(answer)]
+    return bool(names) and all(n in asked for n in names)
+
+
+def _bare(word: str) -> str:
+    """A word in lower case without its possessive ("Lowri's" is "lowri")."""
+    return re.sub(r"['’]s?$", "", word.lower())
 
 
 MEANING_WINDOWS = 12  # the windows that hold an answer whose meaning is compared (in passage order)

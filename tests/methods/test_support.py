@@ -162,3 +162,27 @@ def test_the_noun_a_wh_word_opens_names_the_kind_of_answer(retriever):
     assert coverage(question, passages(retriever, question), retriever.sparse).score == 1.0
     question = "Which company runs the observatory's radio telescope?"  # "radio" still counts against it
     assert coverage(question, passages(retriever, question), retriever.sparse).missing == ["radio"]
+
+
+def test_a_passage_holds_an_answerable_questions_terms_together_and_not_a_near_misss(retriever):
+    from k2desk.methods.reader import TOGETHER_MIN
+    from k2desk.methods.support import asked_together, sentence_windows
+
+    def together(question):
+        return asked_together(question, retriever.sparse, sentence_windows(passages(retriever, question), retriever.sparse))
+
+    assert together("Who was the ferry's longest-serving captain?") >= TOGETHER_MIN
+    # every word is somewhere in the passages, but no sentence names the ship's building cost
+    assert together("How much did the Margarethe II cost to build?") < TOGETHER_MIN
+
+
+def test_a_who_answer_naming_only_the_questions_names_is_no_answer():
+    from k2desk.methods.support import names_only_asked
+
+    assert names_only_asked("Who was mayor before Hedda Marchbank?", "Hedda Marchbank")
+    assert names_only_asked("Who founded the Wendlecote Wheelers?", "The Wendlecote Wheelers were founded in 1952.")
+    assert names_only_asked("Who's Lowri's manager?", "Lowri")
+    assert not names_only_asked("Who lit the first lantern?", "Hedda Marchbank")
+    assert not names_only_asked("Who won the 2024 hill climb?", "Brume Valley Hill Climb")  # "Brume Valley" is new
+    assert not names_only_asked("Who lit the first lantern?", "the mayor")  # no name: left to the other checks
+    assert not names_only_asked("When was Hedda Marchbank elected?", "Hedda Marchbank")  # not a who-question
