@@ -4,6 +4,7 @@ expected failures print one line on stderr, never a traceback."""
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -153,6 +154,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("k2desk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of the output went away (`k2desk ask … | head -1`): not an error
+        _quiet_stdout()
+        return 141  # as a process ended by SIGPIPE
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so that Python's last flush at exit does not report the
+    broken pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is no file (captured): nothing to quiet
+        pass
 
 
 if __name__ == "__main__":

@@ -132,6 +132,32 @@ def test_sigterm_stops_a_command_like_ctrl_c(tmp_path):
     assert stderr.strip() == "k2desk: interrupted"
 
 
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """`k2desk ask … | head -1`: the reader closes the pipe; k2desk stops writing without a
+    traceback (exit 141, as a process ended by SIGPIPE). A stand-in command writes more than a pipe
+    holds once the reader is gone."""
+    stand_in = (
+        "import k2desk.commands as c\n"
+        "def talkative(args, settings):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(0.5)\n"
+        "    for _ in range(10000):\n"
+        "        print('x' * 100)\n"
+        "    return 0\n"
+        "c.cmd_docs = talkative"
+    )
+    script = f"import sys, time\n{stand_in}\nfrom k2desk.cli import main\nsys.exit(main(['--home', {str(tmp_path)!r}, 'docs', 'list']))\n"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.stdout.close()  # the reader goes away, as `head -1` does
+        stderr = proc.stderr.read()
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 141 and stderr == "", stderr
+
+
 def test_sigterm_during_index_says_how_to_resume(tmp_path, models_dir):
     """The real `index` command and engine; only the indexing itself waits so the signal lands mid-run."""
     stand_in = (
