@@ -168,11 +168,14 @@ def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     return out
 
 
-def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex, excused: set[str] = frozenset()) -> Support:
+def _share(terms: Sequence[str], found: set[str], sparse: SparseIndex, excused: set[str] = frozenset(),
+           idf: Optional[dict[str, float]] = None) -> Support:
+    """The idf-weighted share of ``terms`` in ``found`` (an ``excused`` term counted only where
+    found); ``idf``: the terms' idf when the caller scores many windows with them."""
     terms = [t for t in terms if t in found or t not in excused]
     if not terms:
         return Support(1.0)
-    idf = sparse.idf(set(terms))
+    idf = idf if idf is not None else sparse.idf(set(terms))
     total = sum(idf[t] for t in terms)
     have = sum(idf[t] for t in terms if t in found)
     return Support(have / total if total else 1.0, [t for t in terms if t not in found])
@@ -231,13 +234,15 @@ def windows_together(question: str, sparse: SparseIndex, windows: Windows, slack
     best, less ``slack``), best first: where a passage says what was asked."""
     shares = _together(question, sparse, windows)
     best = max((share for share, _ in shares), default=0.0)
-    ranked = sorted(((share, i) for i, (share, _) in enumerate(shares) if share >= best - slack), key=lambda x: (-x[0], x[1]))
-    return list(dict.fromkeys(shares[i][1] for _, i in ranked))
+    ranked = sorted((x for x in shares if x[0] >= best - slack), key=lambda x: -x[0])  # stable: passage order
+    return list(dict.fromkeys(text for _, text in ranked))
 
 
 def _together(question: str, sparse: SparseIndex, windows: Windows) -> list[tuple[float, str]]:
+    """(share of the question's terms, text) of each window; the terms' idf read once for all."""
     terms, excused = question_terms(question, sparse), excused_terms(question, sparse)
-    return [(_share(terms, window, sparse, excused).score, text) for window, text in windows]
+    idf = sparse.idf(set(terms))
+    return [(_share(terms, window, sparse, excused, idf).score, text) for window, text in windows]
 
 
 _WHO = re.compile(r"^\s*who(?:m|'s|’s)?\b", re.I)

@@ -3,15 +3,18 @@ documents in a real collection (SQLite, FTS5, ONNX embeddings; no model)."""
 
 import pytest
 
-from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN
+from k2desk.methods.reader import COVERAGE_MIN, SUPPORT_MIN, TOGETHER_MIN
 from k2desk.methods.support import (
     answer_support,
+    asked_together,
     coverage,
     lemmatized,
     list_items,
     list_support,
     meaning_support,
+    names_only_asked,
     question_terms,
+    sentence_windows,
 )
 
 
@@ -165,9 +168,6 @@ def test_the_noun_a_wh_word_opens_names_the_kind_of_answer(retriever):
 
 
 def test_a_passage_holds_an_answerable_questions_terms_together_and_not_a_near_misss(retriever):
-    from k2desk.methods.reader import TOGETHER_MIN
-    from k2desk.methods.support import asked_together, sentence_windows
-
     def together(question):
         return asked_together(question, retriever.sparse, sentence_windows(passages(retriever, question), retriever.sparse))
 
@@ -177,8 +177,6 @@ def test_a_passage_holds_an_answerable_questions_terms_together_and_not_a_near_m
 
 
 def test_a_who_answer_naming_only_the_questions_names_is_no_answer():
-    from k2desk.methods.support import names_only_asked
-
     assert names_only_asked("Who was mayor before Hedda Marchbank?", "Hedda Marchbank")
     assert names_only_asked("Who founded the Wendlecote Wheelers?", "The Wendlecote Wheelers were founded in 1952.")
     assert names_only_asked("Who's Lowri's manager?", "Lowri")
