@@ -52,7 +52,7 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, is_null_gold, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, cautions, keeps, says_nothing  # noqa: E402
+from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, against, keeps, says_nothing  # noqa: E402
 from k2desk.methods.support import answer_support, coverage, list_support, meaning_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -253,8 +253,9 @@ def report_runs(runs: list[str], golds: dict[str, str]) -> None:
 
 
 def caution_sweep(runs: list[str], golds: dict[str, str], seed: int = 44) -> None:
-    """The answers the one score declines that a caution would show instead (reader.cautions: the
-    answer's sentences hold every term of the question, the check not clearly against it), on two
+    """The answers the one score declines that a caution would show instead (the band measured
+    before reader.against: the answer's sentences hold every term of the question, the check not
+    clearly against it), on two
     halves of the runs' checked short answers split by question id (seeded): the thresholds are
     chosen on the first half and reported on the second. Right, wrong (strict judge) and
     unanswerable questions (null gold) apart."""
@@ -424,7 +425,7 @@ def cmd_second(args: argparse.Namespace) -> None:
 
 
 def cmd_outcomes(args: argparse.Namespace) -> None:
-    """Each recorded run's rows re-decided by this code's three outcomes (reader.cautions on the
+    """Each recorded run's rows re-decided by this code's three outcomes (reader.against on the
     recorded support and check of a declined candidate; the candidates are the runs' own, so no
     model runs): strict accuracy and token F1 before and after over all rows, and the answerable
     questions answered / cautioned / declined; then the same by the seeded halves of question ids."""
@@ -438,7 +439,8 @@ def cmd_outcomes(args: argparse.Namespace) -> None:
         if not pred.startswith("Not in your documents"):
             return pred, "answered"
         support, verify = r.get("answer_support"), r.get("verify")
-        if r.get("candidate") and support is not None and verify is not None and support > 0 and cautions(support, verify):
+        if (r.get("candidate") and support is not None and verify is not None and support > 0 and not r.get("restates")
+                and not against(support, verify)):
             return r["candidate"], "cautioned"
         return pred, "declined"
 

@@ -8,14 +8,24 @@ them: decisions are tuned on the "tune" half only, and both halves are reported.
 
     python benchmarks/bench_person.py ask --work /tmp/person [--half tune|held|all] [--limit N]
     python benchmarks/bench_person.py report --work /tmp/person
+    python benchmarks/bench_person.py frontier --work /tmp/person [--answers FILE]
+    python benchmarks/bench_person.py fit --work /tmp/person [--answers FILE]
 
 ``ask`` writes the folder, indexes it with the default settings and models (once), and asks each
 question with the default method; each row is kept by question id in WORK/answers.jsonl (the
 outcome, the model's candidate answer before any decline, the signals the reader recorded), so a
 run resumes where it stopped. ``report`` judges each row (strict rule) and prints, per half and
 per question kind: right answers by outcome (answered / cautioned / declined), answerable
-questions declined, unanswerable questions declined; and the same re-decided from the recorded
-signals by this code's rule (``reader.decide``), so a new rule needs no new model run.
+questions declined, unanswerable questions declined. ``frontier`` asks what any threshold could
+do with the recorded signals: per half, if every checked answer were declined exactly when one
+signal (or an in-sample logistic fit of all of them) falls below a bar, the most near misses
+declined while at most 10 % of the answerable questions are, and the fewest answerable questions
+declined while at least 80 % of the near misses are — the bars of issue 44, with the bar chosen
+on the very half it is scored on (an upper bound, not a result). ``fit`` makes the reader's
+decline line (reader.AGAINST_*) from the tune half alone: leave-one-out on that half compares sets
+of signals, a logistic fit of the chosen two gives the support's weight against the check's, and
+the bar is the lowest that declines 80 % of that half's near misses; both halves are then scored
+at that bar.
 """
 
 from __future__ import annotations
@@ -133,6 +143,135 @@ def cmd_report(args: argparse.Namespace) -> None:
     print("\n".join(table(rows, qs)))
 
 
+SIGNALS = {"support": lambda r: r["support"], "verify": lambda r: r["verify"],
+           "verify + support": lambda r: r["verify"] + r["support"], "together": lambda r: r["together"],
+           "meaning": lambda r: r["meaning"] or 0.0, "coverage": lambda r: r["coverage"]}
+
+
+def checked(row: dict) -> bool:
+    """Whether the reader's one-score check decided ``row`` (a short answer the passages hold)."""
+    return row["verify"] is not None and row["support"] is not None and bool(row["found"])
+
+
+def declined_share(group: list[dict], score: dict[str, float], bar: float) -> float:
+    """The share of ``group`` declined when a checked row is declined exactly when its score is
+    below ``bar`` (every other row as recorded)."""
+    return sum(score[r["id"]] < bar if r["id"] in score else r["outcome"] == "declined" for r in group) / len(group)
+
+
+def bars(rows: list[dict], qs: dict, score: dict[str, float]) -> tuple[float, float]:
+    """The bars over ``score`` that give the most near misses declined with ≤ 10 % of answerable
+    questions declined, and the fewest answerable questions declined with ≥ 80 % of near misses."""
+    ans = [r for r in rows if qs[r["id"]].answerable]
+    near = [r for r in rows if not qs[r["id"]].answerable]
+    options = [(declined_share(ans, score, b), declined_share(near, score, b), b)
+               for b in sorted(set(score.values())) + [float("inf")]]
+    low = max((o for o in options if o[0] <= 0.10), key=lambda o: (o[1], -o[0]), default=options[0])
+    high = min((o for o in options if o[1] >= 0.80), key=lambda o: (o[0], -o[1]), default=options[-1])
+    return low[2], high[2]
+
+
+def shares(rows: list[dict], qs: dict, score: dict[str, float], bar: float) -> str:
+    ans = [r for r in rows if qs[r["id"]].answerable]
+    near = [r for r in rows if not qs[r["id"]].answerable]
+    return f"{declined_share(ans, score, bar):.0%} / {declined_share(near, score, bar):.0%}"
+
+
+def logistic(x, y, steps: int = 20000):
+    """Weights (one per column, the last column being ones) of a lightly regularized logistic fit."""
+    import numpy as np
+
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-x @ w))
+        w += 0.05 * (x.T @ (y - p) / len(y) - 0.001 * w)
+    return w
+
+
+def standardized(x, mean=None, std=None):
+    """``x`` standardized by ``mean`` and ``std`` (its own when None), with a column of ones."""
+    import numpy as np
+
+    mean = x.mean(0) if mean is None else mean
+    std = np.where(x.std(0) > 0, x.std(0), 1) if std is None else std
+    return np.c_[(x - mean) / std, np.ones(len(x))], mean, std
+
+
+def cmd_frontier(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    work = Path(args.work)
+    _, questions = load_questions(work)
+    qs = {q.id: q for q in questions}
+    path = Path(args.answers) if args.answers else work / "answers.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    by_half = {half: [r for r in rows if r["half"] == half] for half in ("tune", "held")}
+    print("answerable declined / near misses declined, the bar chosen on the half scored, aiming at "
+          "≤ 10 % answerable declined (left) or ≥ 80 % near misses declined (right)")
+    print("| half | signal | ≤ 10 % answerable declined | ≥ 80 % near misses declined |")
+    print("|---|---|---:|---:|")
+    for half, sel in by_half.items():
+        for name, signal in SIGNALS.items():
+            score = {r["id"]: signal(r) for r in sel if checked(r)}
+            low, high = bars(sel, qs, score)
+            print(f"| {half} | {name} | {shares(sel, qs, score, low)} | {shares(sel, qs, score, high)} |")
+    fitted = [n for n in SIGNALS if n != "verify + support"]  # the sum adds nothing to a linear fit
+
+    def features(sel: list[dict], mean=None, std=None):
+        return standardized(np.array([[SIGNALS[n](r) for n in fitted] for r in sel if checked(r)], dtype=float),
+                            mean, std)
+
+    models = {}
+    for half, sel in by_half.items():
+        x, mean, std = features(sel)
+        w = logistic(x, np.array([float(qs[r["id"]].answerable) for r in sel if checked(r)]))
+        score = {r["id"]: float(v) for r, v in zip([r for r in sel if checked(r)], x @ w)}
+        models[half] = (w, mean, std, bars(sel, qs, score))
+        low, high = models[half][3]
+        weights = ", ".join(f"{n} {v:+.2f}" for n, v in zip(fitted, w))
+        print(f"| {half} | all, fitted on this half ({weights}) | {shares(sel, qs, score, low)} | {shares(sel, qs, score, high)} |")
+    w, mean, std, (low, high) = models["tune"]
+    held = by_half["held"]
+    x, _, _ = features(held, mean, std)
+    score = {r["id"]: float(v) for r, v in zip([r for r in held if checked(r)], x @ w)}
+    print(f"| held | all, the tune half's fit and bars | {shares(held, qs, score, low)} | {shares(held, qs, score, high)} |")
+
+
+def cmd_fit(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    work = Path(args.work)
+    _, questions = load_questions(work)
+    qs = {q.id: q for q in questions}
+    path = Path(args.answers) if args.answers else work / "answers.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    tune, held = ([r for r in rows if r["half"] == half] for half in ("tune", "held"))
+    done = [r for r in tune if checked(r)]
+    y = np.array([float(qs[r["id"]].answerable) for r in done])
+    print("leave-one-out on the tune half (answerable declined / near misses declined at the bar aiming at "
+          "≤ 10 % answerable declined, then at ≥ 80 % near misses declined):")
+    for names in (("support", "verify"), ("support", "verify", "together"), ("support", "verify", "meaning"),
+                  ("support", "verify", "coverage"), ("support", "verify", "together", "meaning", "coverage")):
+        x = np.array([[SIGNALS[n](r) for n in names] for r in done], dtype=float)
+        score = {}
+        for i, r in enumerate(done):
+            rest = np.arange(len(done)) != i
+            z, mean, std = standardized(x[rest])
+            w = logistic(z, y[rest], steps=5000)
+            score[r["id"]] = float(standardized(x[i:i + 1], mean, std)[0][0] @ w)
+        low, high = bars(tune, qs, score)
+        print(f"  {' + '.join(names)}: {shares(tune, qs, score, low)}, {shares(tune, qs, score, high)}")
+    x = np.array([[r["support"], r["verify"]] for r in done], dtype=float)
+    z, mean, std = standardized(x)
+    w = logistic(z, y)
+    weight = (w[0] / std[0]) / (w[1] / std[1])  # the support's weight in units of the check's
+    score = {r["id"]: r["verify"] + weight * r["support"] for r in done}
+    _, bar = bars(tune, qs, score)
+    print(f"line: declined when check + {weight:.2f} × support < {bar:.3f} (the lowest bar declining 80 % of the "
+          f"tune half's near misses); answerable / near misses declined: tune {shares(tune, qs, score, bar)}, "
+          f"held {shares(held, qs, {r['id']: r['verify'] + weight * r['support'] for r in held if checked(r)}, bar)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -142,8 +281,14 @@ def main() -> None:
     ask.add_argument("--limit", type=int, default=0)
     rep = sub.add_parser("report")
     rep.add_argument("--work", required=True)
+    front = sub.add_parser("frontier")
+    front.add_argument("--work", required=True)
+    front.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
+    fit = sub.add_parser("fit")
+    fit.add_argument("--work", required=True)
+    fit.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
     args = ap.parse_args()
-    {"ask": cmd_ask, "report": cmd_report}[args.cmd](args)
+    {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit}[args.cmd](args)
 
 
 if __name__ == "__main__":

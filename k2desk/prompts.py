@@ -75,8 +75,8 @@ VERIFY_PROMPT = (
 # When the passages do not support an answer (k2desk.methods.support): said plainly, with the
 # closest passages shown as the sources.
 NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest passages are listed below."
-# A short answer whose sentence holds every term of the question while the model's check of it is
-# lukewarm (k2desk.methods.reader, CAUTION_*): shown, with its sentence and this caution. {sentence}.
+# A short answer the signals neither keep nor clearly decline (k2desk.methods.reader, Checked.outcome):
+# shown, with its sentence and this caution. {sentence}.
 CAUTION = "The documents may say this, but the check is not sure: read the passage. “{sentence}”"
 # A summary asked for by name that matches no document. {target}.
 NO_SUCH_DOCUMENT = "Not in your documents: no document's name matches \"{target}\"."

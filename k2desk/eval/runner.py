@@ -287,7 +287,7 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["meaning"] = reader["meaning"]
         if reader.get("together") is not None:  # the best window's share of the question's terms (reader.TOGETHER_MIN)
             row["together"] = reader["together"]
-        if reader.get("outcome"):  # "cautioned" (reader.cautions)
+        if reader.get("outcome"):  # "cautioned" (reader.Checked.outcome)
             row["outcome"] = reader["outcome"]
         if isinstance(reader.get("second"), dict):  # the second reading's answer and its signals (reader.open)
             second = reader["second"]

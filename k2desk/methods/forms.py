@@ -174,6 +174,7 @@ class Form:
 # number. Other questions
 # keep the prompt's own "the name or short phrase".
 DATE_KIND = "the date, as precisely as the information gives it (day, month and year)"
+NUMBER_KIND = "the number, with what it counts"
 ANSWER_KINDS = (
     (re.compile(r"^(?:who|whom)\s+(?:(?:does|did|do|is|was|will|has|had)\s+)?(?:plays?|played|playing|voices?|voiced|"
                 r"portrays?|portrayed|stars?|starred|sings?|sang|performs?|performed)\b|"
@@ -182,7 +183,7 @@ ANSWER_KINDS = (
     (re.compile(r"^(?:in\s+)?(?:what|which)\s+year\b", re.I), "the year"),
     (re.compile(r"^when\b|^(?:on\s+)?(?:what|which)\s+(?:date|day)\b", re.I), DATE_KIND),
     (re.compile(r"^how\s+(?:many|much)\b|^(?:what|which)\s+(?:is\s+the\s+)?(?:number|amount|count)\s+of\b", re.I),
-     "the number, with what it counts"),
+     NUMBER_KIND),
 )
 DEFAULT_ANSWER_KIND = "the name or short phrase"
 

@@ -49,7 +49,7 @@ from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
 from k2desk.text.headers import chunk_header
-from k2desk.text.values import cardinals, normal_values
+from k2desk.text.values import bare_number, cardinals, normal_values
 from k2desk.text.values import numbers as value_numbers
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
@@ -261,6 +261,18 @@ def names_only_asked(question: str, answer: str) -> bool:
     asked = {_bare(w) for w in re.findall(r"[\w'’\-]+", question)}
     names = [_bare(m.group(0)) for m in _NAME.finditer(answer)]
     return bool(names) and all(n in asked for n in names)
+
+
+def date_not_amount(answer: str, sentence: str) -> bool:
+    """Whether the bare number ``answer`` stands in ``sentence`` as a date (spaCy's entities: "1978"
+    in "was built in 1978"), not as an amount ("2000" in "About 2000 people attended"): no answer
+    to a question that asks how much or how many."""
+    if not bare_number(answer) or not sentence:
+        return False
+    from k2desk.graph.nlp import load_pipeline
+
+    number = answer.strip()
+    return any(e.label_ in ("DATE", "TIME") and number in e.text for e in load_pipeline()(sentence).ents)
 
 
 def _bare(word: str) -> str:

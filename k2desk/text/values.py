@@ -80,6 +80,11 @@ _FULL_DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}|{_MON
 _PART_DATE = re.compile(rf"^\s*(?:in\s+)?(?:({_MONTH})\.?\s+)?(\d{{4}})\.?\s*$", re.I)
 
 
+def bare_number(answer: str) -> bool:
+    """Whether ``answer`` is a number and nothing else ("1978", "18,600"; not "18,600 euros")."""
+    return bool(_BARE.match(answer))
+
+
 def completable(answer: str, dates: bool = False) -> bool:
     """Whether ``with_unit`` (a bare amount) or, with ``dates``, ``with_full_date`` (a year or a
     month and year) may change ``answer``: only then is its sentence worth finding."""

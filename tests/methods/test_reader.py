@@ -140,10 +140,12 @@ def test_a_list_none_of_whose_items_the_passages_hold_is_not_in_the_documents(en
 
 
 def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engine):
-    """The model's check cannot keep an answer far from the question's words (SUPPORT_FLOOR); an
-    answer with no words beyond the question's has nothing to find and is left to the check."""
+    """The model's check cannot keep an answer far from the question's words (SUPPORT_FLOOR): a
+    clear "yes" shows it with a caution at most. ("2023" for how many visitors the 2023 fair
+    expects restates the question: its sentence makes it a date, and no check is asked.)"""
     from k2desk.methods.reader import SUPPORT_FLOOR, Reader
     from k2desk.prompts import NOT_IN_DOCUMENTS
+    from k2desk.types import Answer
     from tests.methods.support import ScriptedLLM
 
     class Sure(ScriptedLLM):  # says a clear "yes" to every check of its answer
@@ -153,21 +155,26 @@ def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engi
     retriever = engine.method("evidence").ctx.retriever("text")
     for question, reply, kept in (
             ("What did the residents of the Brennwald valley ask for about the tunnel's opening?", "a brass band", False),
-            ("Who is the site manager of the Brennwald tunnel?", "Ilse Damaschke", True),
-            ("How many visitors does the 2023 fair expect?", "2023", True)):
+            ("Who is the site manager of the Brennwald tunnel?", "Ilse Damaschke", True)):
         reader = Reader(Sure(lambda prompt, schema, reply=reply: reply), retriever.sparse, outlet_rule=False, verify=True)
         reading = reader.open(question, retriever.evidence_search(question, k=10))
         support = reading.trace["answer_support"]
-        assert reading.trace["verify"] == 5.0
-        assert (reading.answer == reply) is kept and (reading.answer == NOT_IN_DOCUMENTS) is not kept, reading.answer
+        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace})
+        assert reading.trace["verify"] == 5.0 and reading.answer == reply
+        assert (answer.outcome == "answered") is kept, answer.outcome
         assert kept is (support["score"] >= SUPPORT_FLOOR or support["restates"])
+    year = "How many visitors does the 2023 fair expect?"
+    reader = Reader(Sure(lambda prompt, schema: "2023"), retriever.sparse, outlet_rule=False, verify=True)
+    reading = reader.open(year, retriever.evidence_search(year, k=10))
+    assert reading.answer == NOT_IN_DOCUMENTS and reading.trace["reason"] == "it is a date, and the question asks for an amount"
+    assert "verify" not in reading.trace and reading.trace["candidate"] == "2023"
 
 
 def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_term_stands_beside_it(engine):
     """Support 1.0 (the question's terms all in the answer's sentence) and a lukewarm check: shown,
-    with the sentence and a caution (CAUTION_*); a clear "no" still declines it, and so does a
+    with the sentence and a caution; a clear "no" still declines it (``against``), and so does a
     lukewarm check of an answer whose sentence lacks the question's terms."""
-    from k2desk.methods.reader import CAUTION_VERIFY, Reader
+    from k2desk.methods.reader import AGAINST_MIN, AGAINST_WEIGHT, Reader
     from k2desk.prompts import NOT_IN_DOCUMENTS
     from k2desk.types import Answer
     from tests.methods.support import ScriptedLLM
@@ -181,7 +188,7 @@ def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_ter
     retriever = engine.method("evidence").ctx.retriever("text")
     question = "Who is the site manager of the Brennwald tunnel?"
     hits = retriever.evidence_search(question, k=10)
-    for verify, outcome in ((-0.4, "cautioned"), (CAUTION_VERIFY - 0.5, "declined")):
+    for verify, outcome in ((-0.4, "cautioned"), (AGAINST_MIN - AGAINST_WEIGHT - 0.5, "declined")):
         llm = unsure(verify)(lambda prompt, schema: "Ilse Damaschke")
         reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
         answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace})
@@ -259,19 +266,30 @@ def test_an_answer_not_kept_is_read_again_from_fewer_sentences(engine, mode):
 
 
 def test_a_lukewarm_answer_or_one_without_the_year_asked_about_is_shown_with_a_caution():
-    """The three outcomes from the signals (Checked.outcome): a lukewarm check and support
-    together at CAUTION_MIN (the support at least SUPPORT_FLOOR) is cautioned, below it declined; a
-    kept answer whose sentences lack a number the question names ("2023") is cautioned."""
-    from k2desk.methods.reader import CAUTION_MIN, CHECK_MIN, SUPPORT_FLOOR, Checked, cautions
+    """The three outcomes from the signals (Checked.outcome): an answer not kept is declined only
+    below the line through the check and the support (``against``), shown with a caution above
+    it; a kept answer whose sentences lack a number the question names ("2023") is cautioned."""
+    from k2desk.methods.reader import AGAINST_MIN, AGAINST_WEIGHT, CHECK_MIN, SUPPORT_FLOOR, Checked, against
     from k2desk.methods.support import Support
 
-    assert Checked(Support(0.6), verify=CAUTION_MIN - 0.6).outcome == "cautioned"
-    assert Checked(Support(0.6), verify=CAUTION_MIN - 0.7).outcome == "declined"
-    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=3.0).outcome == "declined"  # far from the question
+    line = AGAINST_MIN - AGAINST_WEIGHT * 0.6  # the check at which an answer of support 0.6 stands on the line
+    assert line + 0.6 < CHECK_MIN  # the line runs below the keeping score there: a lukewarm band
+    assert Checked(Support(0.6), verify=line + 0.05).outcome == "cautioned"
+    assert Checked(Support(0.6), verify=line - 0.05).outcome == "declined"
+    # the support weighs more than the check: a full support survives a "no" that a half one does not
+    assert Checked(Support(1.0), verify=-1.0).outcome == "cautioned"
+    assert Checked(Support(0.5), verify=0.0).outcome == "declined"
+    # far from the question's words: not kept whatever the check, shown only with a clear "yes"
+    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=3.0).outcome == "cautioned"
+    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=0.5).outcome == "declined"
     assert Checked(Support(0.0, found_answer=False), verify=3.0).outcome == "declined"  # not in the passages
+    # an answer restating the question's words ("7" for season 7's episodes) is left to the check
+    assert Checked(Support(0.0, restates=True), verify=CHECK_MIN).outcome == "answered"
+    assert Checked(Support(0.0, restates=True), verify=CHECK_MIN - 0.1).outcome == "declined"
     assert Checked(Support(0.8), verify=CHECK_MIN).outcome == "answered"
     assert Checked(Support(0.8, ["2023"], missing_values=["2023"]), verify=CHECK_MIN).outcome == "cautioned"
-    assert not cautions(0.6, None)  # no check, no caution
+    assert Checked(Support(0.4)).outcome == "declined"  # no check: the support alone, no caution
+    assert against(0.5, 0.0) and not against(1.0, -1.0)
 
 
 def test_a_number_the_question_names_must_stand_beside_the_answer(engine):

@@ -8,6 +8,7 @@ from k2desk.methods.support import (
     answer_support,
     asked_together,
     coverage,
+    date_not_amount,
     lemmatized,
     list_items,
     list_support,
@@ -184,3 +185,13 @@ def test_a_who_answer_naming_only_the_questions_names_is_no_answer():
     assert not names_only_asked("Who won the 2024 hill climb?", "Brume Valley Hill Climb")  # "Brume Valley" is new
     assert not names_only_asked("Who lit the first lantern?", "the mayor")  # no name: left to the other checks
     assert not names_only_asked("When was Hedda Marchbank elected?", "Hedda Marchbank")  # not a who-question
+
+
+def test_a_bare_number_that_its_sentence_makes_a_date_is_no_amount():
+    """"1978" in "was built in 1978" is a date (spaCy's entities), no answer to how much it cost;
+    "2000" in "About 2000 people attended" is an amount; a number with its unit is left alone."""
+    built = "The current boat, the Margarethe II, was built in 1978 at the Brenner shipyard."
+    assert date_not_amount("1978", built)
+    assert not date_not_amount("2000", "About 2000 people attended the fair.")
+    assert not date_not_amount("18,600", "The booth will cost 18,600 euros.")
+    assert not date_not_amount("1978 euros", built) and not date_not_amount("1978", "")

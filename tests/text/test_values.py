@@ -1,6 +1,6 @@
 """One normal form for values (text/values.py): number words, currency signs, digit groups."""
 
-from k2desk.text.values import normal_values, numbers
+from k2desk.text.values import bare_number, normal_values, numbers
 
 
 def test_numbers_in_words_are_their_digits():
@@ -54,3 +54,8 @@ def test_only_a_bare_amount_or_a_partial_date_is_worth_completing():
     assert completable("386,000") and completable("2009", dates=True) and completable("January 2026", dates=True)
     assert not completable("2009 euros") and not completable("Henrike Albers", dates=True)
     assert not completable("January 2026")  # a date only when the question asks when
+
+
+def test_a_bare_number_is_a_number_and_nothing_else():
+    assert bare_number("1978") and bare_number(" 18,600 ") and bare_number("4.86")
+    assert not bare_number("18,600 euros") and not bare_number("about 40") and not bare_number("")
