@@ -264,15 +264,17 @@ def names_only_asked(question: str, answer: str) -> bool:
 
 
 def date_not_amount(answer: str, sentence: str) -> bool:
-    """Whether the bare number ``answer`` stands in ``sentence`` as a date (spaCy's entities: "1978"
-    in "was built in 1978"), not as an amount ("2000" in "About 2000 people attended"): no answer
-    to a question that asks how much or how many."""
-    if not bare_number(answer) or not sentence:
+    """Whether the bare number ``answer`` is a year wherever it stands in ``sentence``: four digits
+    that spaCy's entities read as (part of) a date each time ("1978" in "was built in 1978"), not
+    an amount ("2000" in "About 2000 people attended"; "12" in "12 marshals on 12 October"). No
+    answer to a question that asks how much or how many."""
+    number = answer.strip()
+    if not bare_number(answer) or not (len(number) == 4 and number.isdigit()) or not sentence:
         return False
     from k2desk.graph.nlp import load_pipeline
 
-    number = answer.strip()
-    return any(e.label_ in ("DATE", "TIME") and number in e.text for e in load_pipeline()(sentence).ents)
+    spots = [t for t in load_pipeline()(sentence) if t.text == number]
+    return bool(spots) and all(t.ent_type_ in ("DATE", "TIME") for t in spots)
 
 
 def _bare(word: str) -> str:

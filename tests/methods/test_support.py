@@ -188,10 +188,12 @@ def test_a_who_answer_naming_only_the_questions_names_is_no_answer():
 
 
 def test_a_bare_number_that_its_sentence_makes_a_date_is_no_amount():
-    """"1978" in "was built in 1978" is a date (spaCy's entities), no answer to how much it cost;
-    "2000" in "About 2000 people attended" is an amount; a number with its unit is left alone."""
+    """"1978" in "was built in 1978" is a year (spaCy's entities), no answer to how much it cost;
+    "2000" in "About 2000 people attended" is an amount; a number with its unit, or of other than
+    four digits, is left alone."""
     built = "The current boat, the Margarethe II, was built in 1978 at the Brenner shipyard."
     assert date_not_amount("1978", built)
     assert not date_not_amount("2000", "About 2000 people attended the fair.")
     assert not date_not_amount("18,600", "The booth will cost 18,600 euros.")
+    assert not date_not_amount("12", "Twelve marshals, 12 in all, start on 12 October.")  # no year
     assert not date_not_amount("1978 euros", built) and not date_not_amount("1978", "")
