@@ -172,6 +172,7 @@ def bars(rows: list[dict], qs: dict, score: dict[str, float]) -> tuple[float, fl
 
 
 def shares(rows: list[dict], qs: dict, score: dict[str, float], bar: float) -> str:
+    """"answerable declined / near misses declined" at ``bar`` (``declined_share``)."""
     ans = [r for r in rows if qs[r["id"]].answerable]
     near = [r for r in rows if not qs[r["id"]].answerable]
     return f"{declined_share(ans, score, bar):.0%} / {declined_share(near, score, bar):.0%}"
