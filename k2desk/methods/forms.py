@@ -234,8 +234,9 @@ def _classify(text: str, polar: bool) -> Form:
         return Form("summary", text, target=target, whole=whole)
     if polar:
         return _compare(text) if _offers_alternatives(text) else Form("yes_no", text)
-    if _POLAR.match(text) or (_LEAD_POLAR.search(text) and not _WH_START.match(text)
-                              and not re.match(r"^(?:compare|contrast)\b", text, re.I)):
+    lead = _LEAD_POLAR.search(text)
+    if _POLAR.match(text) or (lead and not _WH_START.match(text) and not re.match(r"^(?:compare|contrast)\b", text, re.I)
+                              and not _asks_which_after_lead(text, lead.start())):
         return _compare(text) if _offers_alternatives(text) else Form("yes_no", text)
     if _COMPARE.search(text):
         return _compare(text)
@@ -244,6 +245,23 @@ def _classify(text: str, polar: bool) -> Form:
     if _LIST.match(text) or _LIST_ANYWHERE.search(text):
         return Form("list", text)
     return Form("factoid", text)
+
+
+_LEAD_WHICH = re.compile(r",\s*(?:which|what|whose)\s+\w", re.I)
+
+
+def _asks_which_after_lead(text: str, verb_at: int) -> bool:
+    """Whether the question after a lead clause asks which one ("Considering the two reports, which
+    city, beginning with 'S', is both …?"), not yes or no: before the verb at ``verb_at``, a comma
+    and a "which" / "what" / "whose" that is a determiner of a noun (spaCy's parse), not a relative
+    clause's subject ("…, which appeared in May, was there a change …?")."""
+    if not _LEAD_WHICH.search(text, 0, verb_at):
+        return False
+    from k2desk.graph.nlp import load_pipeline
+
+    doc = load_pipeline()(text)
+    return any(t.lower_ in ("which", "what", "whose") and t.i > 0 and doc[t.i - 1].text == "," and t.dep_ == "det"
+               and t.idx < verb_at for t in doc)
 
 
 # Where a comparison names what it compares: its last clause ("…, A or B?", "…: A or B?"), "between

@@ -100,3 +100,17 @@ def test_a_comparison_names_its_sides_whatever_word_compares_them():
     assert compared("Compare BERT with GPT-2.") == ["BERT", "GPT-2"]
     assert ask_form("Is the ferry run by the town or by the cooperative?").sides == []  # no sides it names apart
     assert ask_form("Who leads the cooperative?").sides == []
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("Looking at the minutes and the newsletter, which councillor, elected in 2019, has served longest?", "factoid"),
+    ("Considering both reports, what company, known for its ferries, is also building the bridge?", "factoid"),
+    # a relative clause after the lead clause leaves the question yes or no
+    ("Between the report on the merger, which appeared in May, and the report on the layoffs, was there a change?",
+     "yes_no"),
+    ("After the Courier's report, which was published in May, did the council change its plan?", "yes_no"),
+])
+def test_a_which_question_after_a_lead_clause_is_no_yes_no_question(question, kind):
+    """"Considering …, which city, beginning with 'S', is both …?" asks which one: the "which" is a
+    determiner of a noun (spaCy), where a relative clause's "which" is a subject."""
+    assert ask_form(question).kind == kind
