@@ -198,14 +198,18 @@ def standardized(x, mean=None, std=None):
     return np.c_[(x - mean) / std, np.ones(len(x))], mean, std
 
 
+def kept_answers(args: argparse.Namespace) -> tuple[dict, list[dict]]:
+    """The questions by id and the kept answer rows (``--answers``, else WORK/answers.jsonl)."""
+    work = Path(args.work)
+    _, questions = load_questions(work)
+    path = Path(args.answers) if args.answers else work / "answers.jsonl"
+    return {q.id: q for q in questions}, [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def cmd_frontier(args: argparse.Namespace) -> None:
     import numpy as np
 
-    work = Path(args.work)
-    _, questions = load_questions(work)
-    qs = {q.id: q for q in questions}
-    path = Path(args.answers) if args.answers else work / "answers.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    qs, rows = kept_answers(args)
     by_half = {half: [r for r in rows if r["half"] == half] for half in ("tune", "held")}
     print("answerable declined / near misses declined, the bar chosen on the half scored, aiming at "
           "≤ 10 % answerable declined (left) or ≥ 80 % near misses declined (right)")
@@ -225,8 +229,9 @@ def cmd_frontier(args: argparse.Namespace) -> None:
     models = {}
     for half, sel in by_half.items():
         x, mean, std = features(sel)
-        w = logistic(x, np.array([float(qs[r["id"]].answerable) for r in sel if checked(r)]))
-        score = {r["id"]: float(v) for r, v in zip([r for r in sel if checked(r)], x @ w)}
+        done = [r for r in sel if checked(r)]
+        w = logistic(x, np.array([float(qs[r["id"]].answerable) for r in done]))
+        score = {r["id"]: float(v) for r, v in zip(done, x @ w)}
         models[half] = (w, mean, std, bars(sel, qs, score))
         low, high = models[half][3]
         weights = ", ".join(f"{n} {v:+.2f}" for n, v in zip(fitted, w))
@@ -241,11 +246,7 @@ def cmd_frontier(args: argparse.Namespace) -> None:
 def cmd_fit(args: argparse.Namespace) -> None:
     import numpy as np
 
-    work = Path(args.work)
-    _, questions = load_questions(work)
-    qs = {q.id: q for q in questions}
-    path = Path(args.answers) if args.answers else work / "answers.jsonl"
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    qs, rows = kept_answers(args)
     tune, held = ([r for r in rows if r["half"] == half] for half in ("tune", "held"))
     done = [r for r in tune if checked(r)]
     y = np.array([float(qs[r["id"]].answerable) for r in done])

@@ -49,7 +49,7 @@ from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
 from k2desk.store.sparse import SparseIndex
 from k2desk.text.headers import chunk_header
-from k2desk.text.values import bare_number, cardinals, normal_values
+from k2desk.text.values import cardinals, normal_values
 from k2desk.text.values import numbers as value_numbers
 
 WINDOW = 1  # sentences on each side of a sentence that belong to its window
@@ -269,7 +269,7 @@ def date_not_amount(answer: str, sentence: str) -> bool:
     an amount ("2000" in "About 2000 people attended"; "12" in "12 marshals on 12 October"). No
     answer to a question that asks how much or how many."""
     number = answer.strip()
-    if not bare_number(answer) or not (len(number) == 4 and number.isdigit()) or not sentence:
+    if not (len(number) == 4 and number.isdigit()) or not sentence:
         return False
     from k2desk.graph.nlp import load_pipeline
 

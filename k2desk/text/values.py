@@ -48,10 +48,15 @@ _BARE = re.compile(r"^\s*\d[\d,.\u202f\u00a0 ]*\s*$")
 _UNIT_AFTER = r"(?<![\d.]){number}(?:\s*(%)|\s+([a-z][a-z\-]*))"
 
 
+def bare_number(answer: str) -> bool:
+    """Whether ``answer`` is a number and nothing else ("1978", "18,600"; not "18,600 euros")."""
+    return bool(_BARE.match(answer))
+
+
 def with_unit(answer: str, sentence: str, function_words: frozenset[str] = frozenset()) -> str:
     """``answer`` with the unit that follows it in ``sentence`` when it is a bare amount (module
     docstring); ``function_words``: words that are no unit ("and", "the", "in")."""
-    if not _BARE.match(answer) or not sentence:
+    if not bare_number(answer) or not sentence:
         return answer
     wanted = numbers(answer)
     if len(wanted) != 1:
@@ -80,15 +85,10 @@ _FULL_DATE = re.compile(rf"\b(?:{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}|{_MON
 _PART_DATE = re.compile(rf"^\s*(?:in\s+)?(?:({_MONTH})\.?\s+)?(\d{{4}})\.?\s*$", re.I)
 
 
-def bare_number(answer: str) -> bool:
-    """Whether ``answer`` is a number and nothing else ("1978", "18,600"; not "18,600 euros")."""
-    return bool(_BARE.match(answer))
-
-
 def completable(answer: str, dates: bool = False) -> bool:
     """Whether ``with_unit`` (a bare amount) or, with ``dates``, ``with_full_date`` (a year or a
     month and year) may change ``answer``: only then is its sentence worth finding."""
-    return bool(_BARE.match(answer) or (dates and _PART_DATE.match(answer)))
+    return bare_number(answer) or bool(dates and _PART_DATE.match(answer))
 
 
 def with_full_date(answer: str, sentence: str) -> str:
