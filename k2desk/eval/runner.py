@@ -294,7 +294,7 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["second"] = {"candidate": second.get("candidate"), "verify": second.get("verify"),
                              "meaning": second.get("meaning"),
                              "answer_support": (second.get("answer_support") or {}).get("score"),
-                             "used": reader.get("read") == "second"}
+                             "used": reader.get("read", "first") != "first", "read": reader.get("read", "first")}
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

@@ -277,9 +277,12 @@ class Reader:
         messages = _open_messages(prompt, "", asked, wanted)
         budget = max(llm.budget(messages, max_tokens), 0)
         context, _ = pack_context(llm, blocks, min(budget, READ_BUDGET + (SUMMARY_BUDGET if extra_blocks else 0)))
-        completion = llm.chat(_open_messages(prompt, context, asked, wanted), max_tokens=max_tokens, usage=usage,
-                                   on_token=on_token, cancel=cancel, stop=["\n"] if kind != "list" else ["\n\n"])
-        text = completion.text.strip() or ABSTAIN_ANSWER
+        messages = _open_messages(prompt, context, asked, wanted)
+        completion = llm.chat(messages, max_tokens=max_tokens, usage=usage, on_token=on_token, cancel=cancel,
+                              stop=["\n"] if kind != "list" else ["\n\n"])
+        reply = completion.text.strip()
+        text = reply or ABSTAIN_ANSWER
+        dated = wanted == DATE_KIND
         trace["evidence_tokens"] = llm.count_tokens(context)
         if check and says_nothing(text):  # "None", "Not mentioned": the model found no answer in the passages
             return self._not_in_documents({**trace, "candidate": text}, "the passages do not give an answer", context)
@@ -291,7 +294,7 @@ class Reader:
             if not after.found_answer:
                 return self._not_in_documents({**trace, "candidate": text}, "the passages hold none of its items", context)
         if kind == "factoid" and hits:
-            text = self._complete(text, hits, context, dates=wanted == DATE_KIND)
+            text = self._complete(text, hits, context, dates=dated)
         if check and hits and kind == "factoid" and names_only_asked(asked, text):
             # "Hedda Marchbank" for "Who was mayor before Hedda Marchbank?": not what was asked
             return self._not_in_documents({**trace, "candidate": text}, "it names only whom the question names", context)
@@ -303,6 +306,14 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             checked = self._check(asked, text, hits, windows, context, llm, usage, cancel)
             trace.update(checked.to_trace())
+            if checked.support.restates and checked.outcome == "declined":
+                # an answer made only of the question's words ("FTX" for "Which company … kept FTX's
+                # books clean?") answers nothing: the model answers once more from the same passages,
+                # its reply not to begin as that one did (docs/eval/abstain/)
+                again = llm.chat(messages, max_tokens=max_tokens, usage=usage, cancel=cancel, stop=["\n"],
+                                 avoid=reply).text.strip()
+                text, checked = self._second(asked, text, checked, self._complete(again, hits, context, dates=dated),
+                                             "again", hits, windows, context, llm, usage, cancel, trace)
             focus = (self.second_reading == "together" and checked.together is not None
                      and checked.together >= TOGETHER_MIN and windows is not None)
             if checked.outcome != "answered" and (focus or (self.embed is not None and self.second_reading == "meaning")):
@@ -314,16 +325,10 @@ class Reader:
                 second_context, _ = pack_context(llm, blocks, SECOND_BUDGET)
                 again = llm.chat(_open_messages(prompt, second_context, asked, wanted), max_tokens=max_tokens,
                                  usage=usage, cancel=cancel, stop=["\n"]).text.strip()
-                again = self._complete(again, hits, second_context, dates=wanted == DATE_KIND)
-                trace["second"] = {"candidate": again}
-                if again and not says_nothing(again) and normal_values(again).lower() != normal_values(text).lower():
-                    # checked on the first reading's evidence, as the first answer was: a short context
-                    # makes the model's "yes" easy (measured)
-                    second = self._check(asked, again, hits, windows, context, llm, usage, cancel)
-                    trace["second"].update(second.to_trace())
-                    if OUTCOMES.index(second.outcome) > OUTCOMES.index(checked.outcome):
-                        trace.update(second.to_trace(), first={"candidate": text, **checked.to_trace()}, read="second")
-                        text, checked = again, second
+                # checked on the first reading's evidence, as the first answer was: a short context
+                # makes the model's "yes" easy (measured)
+                text, checked = self._second(asked, text, checked, self._complete(again, hits, second_context, dates=dated),
+                                             "second", hits, windows, context, llm, usage, cancel, trace)
             if checked.outcome == "cautioned":
                 sentence = self._sentence(text, hits, context)
                 after = checked.support
@@ -340,6 +345,22 @@ class Reader:
                           "the sentences that hold the answer do not mention " + ", ".join(after.missing))
                 return self._not_in_documents({**trace, "candidate": text}, reason, context)
         return Reading(text, "open", context, trace)
+
+    def _second(self, question: str, text: str, checked: "Checked", again: str, read: str, hits: Sequence[Hit],
+                windows: Optional[Windows], context: str, llm: LLM, usage: Optional[LLMUsage],
+                cancel: Optional[CancelToken], trace: dict[str, Any]) -> tuple[str, "Checked"]:
+        """The answer of two that the signals rank higher: ``again`` (the model's second answer,
+        ``read`` "again" or "second") is checked on ``context`` and replaces ``text`` when its
+        outcome ranks above ``checked``'s; the trace keeps both."""
+        trace["second"] = {"candidate": again}
+        if not again or says_nothing(again) or normal_values(again).lower() == normal_values(text).lower():
+            return text, checked
+        second = self._check(question, again, hits, windows, context, llm, usage, cancel)
+        trace["second"].update(second.to_trace())
+        if OUTCOMES.index(second.outcome) <= OUTCOMES.index(checked.outcome):
+            return text, checked
+        trace.update(second.to_trace(), first={"candidate": text, **checked.to_trace()}, read=read)
+        return again, second
 
     @staticmethod
     def _sentence(answer: str, hits: Sequence[Hit], context: str) -> str:

@@ -51,7 +51,9 @@ class ChatModel:
     def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
              schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
-             stop: Optional[list[str]] = None) -> Completion:
+             stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
+        """The model's reply to ``messages``; with ``avoid`` (an earlier reply), one that does not
+        begin with that reply's first token."""
         raise NotImplementedError
 
     def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int) -> None:
@@ -168,7 +170,7 @@ class LLM(ChatModel):
     def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
              schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
-             stop: Optional[list[str]] = None) -> Completion:
+             stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
         prompt, template_stop = self.render(messages)
         prompt_tokens = len(self.tokenize(prompt))
         if prompt_tokens + max_tokens > self.n_ctx:
@@ -179,6 +181,8 @@ class LLM(ChatModel):
                                       stop=(stop or []) + template_stop, stream=True)
         if schema is not None:
             kwargs["grammar"] = self._grammar(schema)
+        if avoid:
+            kwargs["logits_processor"] = _not_first(self.tokenize(avoid, special=False)[:1])
         t0 = time.perf_counter()
         with self._lock:
             if cancel:
@@ -235,3 +239,17 @@ class LLM(ChatModel):
         if llm is not None:
             llm.close()
             self._llm = None
+
+
+def _not_first(tokens: list[int]) -> list[Callable[[Any, Any], Any]]:
+    """A logits processor that bars ``tokens`` from the reply's first place only (llama-cpp-python
+    calls it once per generated token, before sampling)."""
+    first = [True]
+
+    def processor(input_ids: Any, scores: Any) -> Any:
+        if first[0]:
+            first[0] = False
+            scores[tokens] = -float("inf")
+        return scores
+
+    return [processor]

@@ -124,7 +124,7 @@ class RemoteLLM(ChatModel):
     def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
              schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
-             stop: Optional[list[str]] = None) -> Completion:
+             stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
         estimate = self._prompt_tokens(messages)
         if estimate + max_tokens > self.n_ctx:
             max_tokens = self.n_ctx - estimate - 1
@@ -133,6 +133,8 @@ class RemoteLLM(ChatModel):
         extra: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}}
         if stop:
             extra["stop"] = stop
+        if avoid and self._exact_tokens:  # a server bars the token everywhere, not only first (OpenAI's logit_bias)
+            extra["logit_bias"] = {str(t): -100 for t in self.tokenize(avoid, special=False)[:1]}
         if schema is not None:
             extra["response_format"] = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
         counted: dict = {}

@@ -120,6 +120,7 @@ class ScriptedLLM:
     def __init__(self, reply: Callable[[str, Optional[dict]], Any]) -> None:
         self.reply = reply
         self.calls: list[tuple[str, Optional[dict], str]] = []
+        self.avoided: list[str] = []  # each call's ``avoid`` (an earlier reply it must not begin as)
         self.total = LLMUsage()
 
     def count_tokens(self, text: str) -> int:
@@ -132,9 +133,10 @@ class ScriptedLLM:
         return self.n_ctx - self.count_tokens(" ".join(m["content"] for m in messages)) - max_tokens - 8
 
     def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0, schema: Optional[dict] = None,
-             on_token=None, usage: Optional[LLMUsage] = None, cancel=None, stop=None) -> Completion:
+             on_token=None, usage: Optional[LLMUsage] = None, cancel=None, stop=None, avoid: str = "") -> Completion:
         if cancel:
             cancel.check()
+        self.avoided.append(avoid)
         prompt = messages[-1]["content"]
         out = self.reply(prompt, schema)
         text = out if isinstance(out, str) else json.dumps(out)

@@ -265,6 +265,34 @@ def test_an_answer_not_kept_is_read_again_from_fewer_sentences(engine, mode):
     assert "second" not in reading.trace and len(llm.calls) == 1 and reading.trace["candidate"] == "Piet Olsen"
 
 
+def test_an_answer_made_only_of_the_questions_words_is_asked_for_again(engine):
+    """"The tunnel" for "Which tunnel's drill stopped …?" adds nothing to the question: declined by
+    the check, the model answers once more from the same passages, barred from beginning as it did;
+    the second answer, checked like the first, is shown when the signals rank it higher. An answer
+    with words of its own that the check declines is not asked again."""
+    from k2desk.methods.reader import Reader
+    from k2desk.prompts import NOT_IN_DOCUMENTS
+    from tests.methods.support import ScriptedLLM
+
+    class Picky(ScriptedLLM):  # "yes" to the tunnel's name only
+        def first_token_logits(self, messages, words, usage=None, cancel=None):
+            return {"yes": 5.0 if "Proposed answer: Brennwald\n" in messages[0]["content"] else -3.0, "no": 0.0}
+
+    retriever = engine.method("evidence").ctx.retriever("text")
+    question = "Which tunnel's drill stopped after water entered the shaft?"
+    hits = retriever.evidence_search(question, k=10)
+    replies = iter(["The tunnel", "Brennwald"])
+    llm = Picky(lambda prompt, schema: next(replies))
+    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
+    assert reading.answer == "Brennwald" and reading.trace["read"] == "again", reading.trace
+    assert reading.trace["first"]["candidate"] == "The tunnel" and reading.trace["first"]["answer_support"]["restates"]
+    assert llm.avoided == ["", "The tunnel"] and llm.calls[0][0] == llm.calls[1][0]  # the same prompt, once more
+    replies = iter(["The council", "Brennwald"])  # words of its own ("council"), declined: no second answer
+    llm = Picky(lambda prompt, schema: next(replies))
+    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
+    assert reading.answer == NOT_IN_DOCUMENTS and llm.avoided == [""] and "second" not in reading.trace
+
+
 def test_a_lukewarm_answer_or_one_without_the_year_asked_about_is_shown_with_a_caution():
     """The three outcomes from the signals (Checked.outcome): an answer not kept is declined only
     below the line through the check and the support (``against``), shown with a caution above

@@ -91,3 +91,18 @@ def test_first_token_logits_read_the_next_token_whatever_the_cache(llm):
     llm.chat([{"role": "user", "content": "Something else entirely."}], max_tokens=4)
     assert llm.first_token_logits(messages, words) == pytest.approx(scores, rel=1e-2)
     assert llm.chat(messages, max_tokens=1).text == first.text  # generation after it is unchanged
+
+
+def test_a_reply_that_avoids_another_begins_otherwise_and_only_the_first_token_is_barred(llm):
+    messages = [{"role": "user", "content": "Name one colour of the rainbow. Answer with one word."}]
+    first = llm.chat(messages, max_tokens=6)
+    again = llm.chat(messages, max_tokens=6, avoid=first.text)
+    barred = llm.tokenize(first.text, special=False)[0]
+    assert again.text and llm.tokenize(again.text, special=False)[0] != barred
+    # later tokens may be the barred one ("red, red"): the bar holds for the reply's first place only
+    repeat = [{"role": "user", "content": "Write the word red three times, separated by spaces."}]
+    plain = llm.chat(repeat, max_tokens=8).text
+    red = llm.tokenize(" red", special=False)[0]
+    if red in llm.tokenize(plain, special=False)[1:]:
+        assert red in llm.tokenize(llm.chat(repeat, max_tokens=8, avoid=plain).text, special=False)[1:]
+    assert llm.chat(messages, max_tokens=6).text == first.text  # a later call is not barred

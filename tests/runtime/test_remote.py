@@ -131,3 +131,10 @@ def test_the_cli_takes_the_flag_and_a_dead_server_is_one_line(server, tmp_path, 
     assert len(dead.stderr.strip().splitlines()) == 1
     with pytest.raises(ModelError, match="must be an http"):
         RemoteLLM("127.0.0.1:8080")
+
+
+def test_a_reply_that_avoids_another_begins_otherwise(remote):
+    messages = [{"role": "user", "content": "Name one colour of the rainbow. Answer with one word."}]
+    first = remote.chat(messages, max_tokens=6)
+    again = remote.chat(messages, max_tokens=6, avoid=first.text)
+    assert again.text and remote.tokenize(again.text, special=False)[0] != remote.tokenize(first.text, special=False)[0]
