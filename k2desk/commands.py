@@ -59,6 +59,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print(answer.answer)
     if answer.caution:
         print(answer.caution)
+    if answer.reason:
+        print(f"Why: {answer.reason}.")
     if answer.coverage_note:
         print(answer.coverage_note)
     if answer.scope:

@@ -94,6 +94,15 @@ class Answer:
         return str(reader.get("caution") or "") if isinstance(reader, dict) else ""
 
     @property
+    def reason(self) -> str:
+        """Why an answer was declined or shown with a caution, in a few words ("the sentences that
+        hold the answer do not mention mayor"); "" for an answer the evidence holds."""
+        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
+        if not isinstance(reader, dict) or self.outcome == "answered":
+            return ""
+        return str(reader.get("reason") or "")
+
+    @property
     def outcome(self) -> str:
         """"answered", "cautioned" (shown with ``caution``) or "declined" ("not in your documents")."""
         reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
@@ -109,6 +118,7 @@ class Answer:
             "answer": self.answer,
             "outcome": self.outcome,
             **({"caution": self.caution} if self.caution else {}),
+            **({"reason": self.reason} if self.reason else {}),
             "sources": [s.to_json() for s in self.sources],
             "trace": self.trace,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},

@@ -40,7 +40,9 @@ def test_index_ask_json_docs(cli, tmp_path):
 
     out = cli("ask", "What is the chess club's membership?", "--method", "hybrid", "--json", "--llm", "smollm2-135m", check=0)
     payload = json.loads(out.stdout)
-    assert set(payload) == {"question", "method", "answer", "outcome", "sources", "trace", "timings", "llm"}
+    assert set(payload) - {"caution", "reason"} == {"question", "method", "answer", "outcome", "sources", "trace",
+                                                     "timings", "llm"}
+    assert ("reason" in payload) is (payload["outcome"] != "answered")  # the tiny model's answer may be declined
     assert payload["method"] == "hybrid" and payload["answer"]
     assert Path(payload["sources"][0]["document"]).name == "chess_club.txt"
     assert payload["llm"]["calls"] == 1 and payload["llm"]["prompt_tokens"] > 0
@@ -54,6 +56,12 @@ def test_index_ask_json_docs(cli, tmp_path):
     assert "## What is the chess club's membership?" in md and "`chess_club.txt`" in md
     proc = cli("history", "export", tmp_path / "no" / "such" / "dir.md")
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1 and "cannot write" in proc.stderr
+
+    far = "Which submarine does the harbour master sail?"  # no passage mentions a harbour master
+    declined = json.loads(cli("ask", far, "--method", "hybrid", "--json", "--llm", "smollm2-135m", check=0).stdout)
+    assert declined["outcome"] == "declined" and "harbour" in declined["reason"], declined
+    text = cli("ask", far, "--method", "hybrid", "--llm", "smollm2-135m", check=0).stdout
+    assert text.startswith("Not in your documents") and f"Why: {declined['reason']}." in text
 
     listing = json.loads(cli("docs", "list", "--json", check=0).stdout)
     assert sum(d["status"] == "done" for d in listing) == 6

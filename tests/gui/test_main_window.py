@@ -255,6 +255,11 @@ def test_question_gets_a_streamed_answer_with_sources_and_trace(qtbot, settings,
         assert "Harwick" in html and "#fff2a8" in html.lower()  # the passage, highlighted in its document
         assert not panel.trace.is_empty() and "Time taken" in panel.trace.titles()
         assert visible_dialogs() == []
+        panel.question.setText("Which submarine does the harbour master sail?")  # declined: why is shown
+        qtbot.mouseClick(panel.ask_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: win.ask_job is None, timeout=WAIT_MS)
+        assert win.last_answer.outcome == "declined" and win.last_answer.reason.startswith("the passages do not mention")
+        assert f"Why: {win.last_answer.reason}." in panel.meta.text()
     finally:
         win.close()
 

@@ -196,8 +196,10 @@ def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_ter
         if outcome == "cautioned":
             assert reading.answer == "Ilse Damaschke" and "Ilse Damaschke" in answer.caution
             assert answer.to_json()["outcome"] == "cautioned" and answer.to_json()["caution"] == answer.caution
+            assert answer.reason == "every term of the question stands beside it, the check is unsure"
         else:
             assert reading.answer == NOT_IN_DOCUMENTS and answer.caution == ""
+            assert answer.to_json()["reason"] == answer.reason == "the passages do not say that this is the answer"
     far = "What did the residents of the Brennwald valley ask for about the tunnel's opening?"
     llm = unsure(-0.4)(lambda prompt, schema: "a brass band")
     reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(far, retriever.evidence_search(far, k=10))

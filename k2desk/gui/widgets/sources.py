@@ -100,8 +100,8 @@ def sources_heading(answer: Answer) -> str:
 
 
 def answer_summary(answer: Answer) -> str:
-    """Time, LLM work and sources of an answer (after its caution, when the check was unsure of it),
-    and, while indexing runs, what it could not read yet."""
+    """Time, LLM work and sources of an answer (after its caution, when the check was unsure of it,
+    and why it was declined or cautioned), and, while indexing runs, what it could not read yet."""
     seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
     calls = answer.llm.calls
     n = len(answer.sources)
@@ -109,6 +109,7 @@ def answer_summary(answer: Answer) -> str:
                else f"{n} source{'s' if n != 1 else ''}")
     line = (f"{seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''} · "
             f"{answer.llm.prompt_tokens:,} + {answer.llm.completion_tokens:,} tokens · {sources}")
+    line = f"Why: {answer.reason}.\n{line}" if answer.reason else line
     line = f"{answer.caution}\n{line}" if answer.caution else line
     return f"{line}\n{answer.coverage_note}" if answer.coverage_note else line
 
