@@ -11,6 +11,15 @@ them: decisions are tuned on the "tune" half only, and both halves are reported.
     python benchmarks/bench_person.py frontier --work /tmp/person [--answers FILE]
     python benchmarks/bench_person.py fit --work /tmp/person [--answers FILE]
 
+``--set second`` asks the second person-like collection (benchmarks/person_folder2.py, another
+invented world written by a helper told not to show its questions): every question of it is
+"held" — nothing was ever tuned on it — and it is reported as it comes. ``ask --confidence`` also
+records, per question id in WORK/confidence.jsonl, the reader's confidence in its short answer
+(the mean log-probability of the answer's tokens, read after generation from the same prompt);
+``lines`` compares, on the kept rows, the reader's decline line (reader.against) with the
+three-signal line registered on the first set's tune half before its held half was asked
+(REGISTERED_*; docs/eval/abstain/, session 6).
+
 ``ask`` writes the folder, indexes it with the default settings and models (once), and asks each
 question with the default method; each row is kept by question id in WORK/answers.jsonl (the
 outcome, the model's candidate answer before any decline, the signals the reader recorded), so a
@@ -49,21 +58,75 @@ from k2desk.eval.metrics import strict_match  # noqa: E402
 
 SEED = 44
 COLLECTION = "person"
+# check + REGISTERED_SUPPORT × support + REGISTERED_CONFIDENCE × confidence < REGISTERED_BAR: the
+# line through the reader's three signals fitted on the first set's tune half (session 6), written
+# down before its held half was asked; not the reader's (measured: it moves nothing there).
+REGISTERED_SUPPORT = 6.450
+REGISTERED_CONFIDENCE = 1.251
+REGISTERED_BAR = 3.5898
+_ASKING: dict[str, str] = {}  # the question id being asked (``record_confidence``)
 
 
-def halves(ids: list[str], seed: int = SEED) -> dict[str, str]:
-    """Each id's half, "tune" or "held", by a seeded shuffle (the first half is "tune")."""
+def halves(ids: list[str], seed: int = SEED, which: str = "first") -> dict[str, str]:
+    """Each id's half, "tune" or "held", by a seeded shuffle (the first half is "tune"); every
+    question of the second set is "held"."""
+    if which == "second":
+        return {qid: "held" for qid in ids}
     ordered = sorted(ids)
     random.Random(seed).shuffle(ordered)
     return {qid: ("tune" if i < len(ordered) // 2 else "held") for i, qid in enumerate(ordered)}
 
 
-def load_questions(work: Path):
-    from person_folder import make_person_folder
+def load_questions(work: Path, which: str = "first"):
+    if which == "second":
+        from person_folder2 import make_person_folder
+    else:
+        from person_folder import make_person_folder
 
     folder = work / "folder"
     questions = make_person_folder(folder)
     return folder, questions
+
+
+def record_confidence(path: Path) -> None:
+    """From now on, each short answer the reader writes (OPEN_ANSWER_PROMPT, reader.OPEN_ANSWER_TOKENS)
+    is scored by the model that wrote it: the log-probability of each of its tokens after the same
+    prompt, one token at a time, appended to ``path`` under the id being asked (``_ASKING``)."""
+    import numpy as np
+
+    from k2desk.methods.reader import OPEN_ANSWER_TOKENS
+    from k2desk.runtime import llm as runtime
+
+    chat = runtime.LLM.chat
+
+    def scored(self, messages, max_tokens=256, *args, **kwargs):
+        out = chat(self, messages, max_tokens, *args, **kwargs)
+        if max_tokens != OPEN_ANSWER_TOKENS or not out.text or "Short Answer:" not in messages[-1]["content"]:
+            return out
+        prompt, _ = self.render(messages)
+        tokens = self.tokenize(prompt)
+        reply = self.tokenize(out.text, special=False)
+        model = self._llm  # noqa: SLF001
+        with self._lock:  # noqa: SLF001
+            keep = 0  # the prompt was just read to write the reply: its evaluated prefix is reused
+            for a, b in zip(model.input_ids[: model.n_tokens], tokens):
+                if a != b:
+                    break
+                keep += 1
+            model.n_tokens = min(keep, len(tokens) - 1)
+            model.eval(tokens[model.n_tokens:])
+            logprobs = []
+            for token in reply:
+                logits = np.ctypeslib.as_array(model._ctx.get_logits_ith(-1), shape=(model.n_vocab(),)).astype(float)  # noqa: SLF001
+                top = logits.max()
+                logprobs.append(float(logits[token] - top - np.log(np.exp(logits - top).sum())))
+                model.eval([token])
+        with path.open("a") as fh:
+            fh.write(json.dumps({"id": _ASKING.get("id"), "reply": out.text, "token_logprobs": [round(v, 5) for v in logprobs],
+                                 "confidence": round(float(np.mean(logprobs)), 5)}) + "\n")
+        return out
+
+    runtime.LLM.chat = scored
 
 
 def settings(work: Path) -> Settings:
@@ -72,8 +135,10 @@ def settings(work: Path) -> Settings:
 
 def cmd_ask(args: argparse.Namespace) -> None:
     work = Path(args.work)
-    folder, questions = load_questions(work)
-    half = halves([q.id for q in questions])
+    folder, questions = load_questions(work, args.set)
+    half = halves([q.id for q in questions], which=args.set)
+    if args.confidence:
+        record_confidence(work / "confidence.jsonl")
     out = work / "answers.jsonl"
     done = {r["id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
     chosen = [q for q in questions if args.half == "all" or half[q.id] == args.half][: args.limit or None]
@@ -87,6 +152,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                 if q.id in done:
                     continue
                 t0 = time.perf_counter()
+                _ASKING["id"] = q.id
                 a = engine.ask(q.question)
                 reader = a.trace.get("reader") if isinstance(a.trace.get("reader"), dict) else {}
                 row = {"id": q.id, "half": half[q.id], "outcome": a.outcome, "answer": a.answer[:300],
@@ -120,6 +186,8 @@ def table(rows: list[dict], qs: dict) -> list[str]:
              "|---|---|---:|---:|---:|---:|---:|"]
     for half in ("tune", "held"):
         sel = [r for r in rows if r["half"] == half]
+        if not sel:
+            continue
         kinds = sorted({qs[r["id"]].kind for r in sel}) + ["all"]
         for kind in kinds:
             ks = [r for r in sel if kind == "all" or qs[r["id"]].kind == kind]
@@ -136,7 +204,7 @@ def table(rows: list[dict], qs: dict) -> list[str]:
 
 def cmd_report(args: argparse.Namespace) -> None:
     work = Path(args.work)
-    _, questions = load_questions(work)
+    _, questions = load_questions(work, args.set)
     qs = {q.id: q for q in questions}
     rows = [json.loads(line) for line in (work / "answers.jsonl").read_text().splitlines() if line.strip()]
     print(f"{len(rows)} of {len(questions)} questions answered; outcomes {dict(Counter(r['outcome'] for r in rows))}")
@@ -201,7 +269,7 @@ def standardized(x, mean=None, std=None):
 def kept_answers(args: argparse.Namespace) -> tuple[dict, list[dict]]:
     """The questions by id and the kept answer rows (``--answers``, else WORK/answers.jsonl)."""
     work = Path(args.work)
-    _, questions = load_questions(work)
+    _, questions = load_questions(work, args.set)
     path = Path(args.answers) if args.answers else work / "answers.jsonl"
     return {q.id: q for q in questions}, [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -274,6 +342,38 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"held {shares(held, qs, {r['id']: r['verify'] + weight * r['support'] for r in held if checked(r)}, bar)}")
 
 
+def cmd_lines(args: argparse.Namespace) -> None:
+    """Per half: answerable questions declined, near misses declined and wrong answers shown as the
+    rows were decided (the reader's line), and as the registered three-signal line would decide the
+    checked answers the one score does not keep (every other row as decided)."""
+    from k2desk.methods.reader import keeps
+
+    qs, rows = kept_answers(args)
+    path = Path(args.confidence) if args.confidence else Path(args.work) / "confidence.jsonl"
+    confidence = {c["id"]: c["confidence"] for c in map(json.loads, path.read_text().splitlines()) if c.get("id")}
+
+    def registered(r: dict) -> str:
+        if not checked(r) or r["id"] not in confidence or keeps(r["support"], r["verify"], bool(r["restates"])):
+            return r["outcome"]
+        line = r["verify"] + REGISTERED_SUPPORT * r["support"] + REGISTERED_CONFIDENCE * confidence[r["id"]]
+        return "declined" if line < REGISTERED_BAR else "cautioned"
+
+    print("| half | line | answerable declined | near misses declined | wrong answers shown | right answers shown |")
+    print("|---|---|---:|---:|---:|---:|")
+    for half in ("tune", "held"):
+        sel = [r for r in rows if r["half"] == half]
+        if not sel:
+            continue
+        for name, decide in (("the reader's (check + support)", lambda r: r["outcome"]), ("registered (+ confidence)", registered)):
+            ans = [r for r in sel if qs[r["id"]].answerable]
+            near = [r for r in sel if not qs[r["id"]].answerable]
+            shown = [r for r in ans if decide(r) != "declined"]
+            right = sum(strict_match(r["answer"] if r["outcome"] != "declined" else r["candidate"], qs[r["id"]].gold)
+                        for r in shown)
+            print(f"| {half} | {name} | {sum(decide(r) == 'declined' for r in ans)} of {len(ans)} | "
+                  f"{sum(decide(r) == 'declined' for r in near)} of {len(near)} | {len(shown) - right} | {right} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -289,8 +389,16 @@ def main() -> None:
     fit = sub.add_parser("fit")
     fit.add_argument("--work", required=True)
     fit.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
+    ask.add_argument("--confidence", action="store_true", help="record the reader's confidence (WORK/confidence.jsonl)")
+    lines = sub.add_parser("lines")
+    lines.add_argument("--work", required=True)
+    lines.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
+    lines.add_argument("--confidence", default="", help="a kept confidence file (default WORK/confidence.jsonl)")
+    for parser in (ask, rep, front, fit, lines):
+        parser.add_argument("--set", choices=("first", "second"), default="first",
+                            help="the person-like collection: person_folder.py (first) or person_folder2.py")
     args = ap.parse_args()
-    {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit}[args.cmd](args)
+    {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit, "lines": cmd_lines}[args.cmd](args)
 
 
 if __name__ == "__main__":
