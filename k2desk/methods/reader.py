@@ -37,7 +37,10 @@ question's own wording says (question.py):
    documents do not say, the closest passages its sources; else shown with a caution and the
    sentence that holds it (the signals disagree, or a number the question names is missing).
    A who-question's answer that names only whom the question names ("Hedda Marchbank" for
-   "Who was mayor before Hedda Marchbank?") is declined before the check.
+   "Who was mayor before Hedda Marchbank?") is declined before the check; one made only of the
+   question's words that the check declines ("FTX" for "Which company … kept FTX's books?") is
+   asked for once more, the reply barred from beginning as that one did (``_second`` keeps the
+   higher-ranked of the two). The decline or caution says why (``reason`` in the trace).
 """
 
 from __future__ import annotations
