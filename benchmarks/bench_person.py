@@ -278,7 +278,7 @@ def cmd_frontier(args: argparse.Namespace) -> None:
     import numpy as np
 
     qs, rows = kept_answers(args)
-    by_half = {half: [r for r in rows if r["half"] == half] for half in ("tune", "held")}
+    by_half = {half: sel for half in ("tune", "held") if (sel := [r for r in rows if r["half"] == half])}
     print("answerable declined / near misses declined, the bar chosen on the half scored, aiming at "
           "≤ 10 % answerable declined (left) or ≥ 80 % near misses declined (right)")
     print("| half | signal | ≤ 10 % answerable declined | ≥ 80 % near misses declined |")
@@ -304,6 +304,8 @@ def cmd_frontier(args: argparse.Namespace) -> None:
         low, high = models[half][3]
         weights = ", ".join(f"{n} {v:+.2f}" for n, v in zip(fitted, w))
         print(f"| {half} | all, fitted on this half ({weights}) | {shares(sel, qs, score, low)} | {shares(sel, qs, score, high)} |")
+    if len(models) < 2:  # the second set has no tune half
+        return
     w, mean, std, (low, high) = models["tune"]
     held = by_half["held"]
     x, _, _ = features(held, mean, std)
