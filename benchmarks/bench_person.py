@@ -101,7 +101,8 @@ def record_confidence(path: Path) -> None:
 
     def scored(self, messages, max_tokens=256, *args, **kwargs):
         out = chat(self, messages, max_tokens, *args, **kwargs)
-        if max_tokens != OPEN_ANSWER_TOKENS or not out.text or "Short Answer:" not in messages[-1]["content"]:
+        if (max_tokens != OPEN_ANSWER_TOKENS or not out.text or "Short Answer:" not in messages[-1]["content"]
+                or kwargs.get("avoid")):  # the first answer only, not one asked for again
             return out
         prompt, _ = self.render(messages)
         tokens = self.tokenize(prompt)
@@ -224,7 +225,7 @@ def checked(row: dict) -> bool:
 def declined_share(group: list[dict], score: dict[str, float], bar: float) -> float:
     """The share of ``group`` declined when a checked row is declined exactly when its score is
     below ``bar`` (every other row as recorded)."""
-    return sum(score[r["id"]] < bar if r["id"] in score else r["outcome"] == "declined" for r in group) / len(group)
+    return sum(score[r["id"]] < bar if r["id"] in score else r["outcome"] == "declined" for r in group) / (len(group) or 1)
 
 
 def bars(rows: list[dict], qs: dict, score: dict[str, float]) -> tuple[float, float]:
@@ -318,6 +319,8 @@ def cmd_fit(args: argparse.Namespace) -> None:
 
     qs, rows = kept_answers(args)
     tune, held = ([r for r in rows if r["half"] == half] for half in ("tune", "held"))
+    if not tune:
+        sys.exit("fit: no tune half in these rows (the second set is held whole)")
     done = [r for r in tune if checked(r)]
     y = np.array([float(qs[r["id"]].answerable) for r in done])
     print("leave-one-out on the tune half (answerable declined / near misses declined at the bar aiming at "

@@ -46,17 +46,22 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     streaming = not args.json and sys.stdout.isatty()
-    on_token = (lambda t: print(t, end="", flush=True)) if streaming else None
+    streamed: list[str] = []
+
+    def on_token(token: str) -> None:
+        streamed.append(token)
+        print(token, end="", flush=True)
+
     with Engine(settings, args.collection) as engine:
-        answer = engine.ask(args.question, method=args.method, on_token=on_token, remember=True,
-                            documents=[str(d) for d in args.doc or []])
+        answer = engine.ask(args.question, method=args.method, on_token=on_token if streaming else None,
+                            remember=True, documents=[str(d) for d in args.doc or []])
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
-    if streaming:
+    if streaming and "".join(streamed).strip() == answer.answer.strip():
         print()
-    else:
-        print(answer.answer)
+    else:  # not streamed, or the answer is not what streamed (declined, or a second answer)
+        print(("\n" if streamed else "") + answer.answer)
     if answer.caution:
         print(answer.caution)
     if answer.reason:

@@ -18,7 +18,25 @@ def cli(tmp_path, models_dir):
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "settings.json").write_text(json.dumps({"build_profile": "naive", "threads": 2}))
 
-    def run(*args, check=None):
+    def run(*args, check=None, tty=False):
+        if tty:  # stdout on a terminal (a pseudo-terminal): what a person at it would read
+            import pty
+
+            leader, follower = pty.openpty()
+            subprocess.run([sys.executable, "-m", "k2desk", *map(str, args)], env=env, stdout=follower,
+                           stderr=subprocess.DEVNULL, timeout=600, check=True)
+            os.close(follower)
+            chunks = []
+            while True:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:  # the terminal closed
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            os.close(leader)
+            return b"".join(chunks).decode("utf-8", errors="replace")
         proc = subprocess.run([sys.executable, "-m", "k2desk", *map(str, args)], env=env, capture_output=True,
                               text=True, timeout=600)
         if check is not None:
@@ -62,6 +80,10 @@ def test_index_ask_json_docs(cli, tmp_path):
     assert declined["outcome"] == "declined" and "harbour" in declined["reason"], declined
     text = cli("ask", far, "--method", "hybrid", "--llm", "smollm2-135m", check=0).stdout
     assert text.startswith("Not in your documents") and f"Why: {declined['reason']}." in text
+
+    # on a terminal the answer streams; a declined one, which streamed nothing, is printed all the same
+    shown = cli("ask", far, "--method", "hybrid", "--llm", "smollm2-135m", tty=True)
+    assert "Not in your documents" in shown and f"Why: {declined['reason']}." in shown, shown
 
     listing = json.loads(cli("docs", "list", "--json", check=0).stdout)
     assert sum(d["status"] == "done" for d in listing) == 6

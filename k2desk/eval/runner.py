@@ -289,12 +289,13 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
             row["together"] = reader["together"]
         if reader.get("outcome"):  # "cautioned" (reader.Checked.outcome)
             row["outcome"] = reader["outcome"]
-        if isinstance(reader.get("second"), dict):  # the second reading's answer and its signals (reader.open)
-            second = reader["second"]
-            row["second"] = {"candidate": second.get("candidate"), "verify": second.get("verify"),
+        for read in ("second", "again"):  # the second reading's answer, the one asked again after a restating one
+            if isinstance(reader.get(read), dict):
+                second = reader[read]
+                row[read] = {"candidate": second.get("candidate"), "verify": second.get("verify"),
                              "meaning": second.get("meaning"),
                              "answer_support": (second.get("answer_support") or {}).get("score"),
-                             "used": reader.get("read", "first") != "first", "read": reader.get("read", "first")}
+                             "used": reader.get("read") == read}
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

@@ -352,17 +352,20 @@ class Reader:
     def _second(self, question: str, text: str, checked: "Checked", again: str, read: str, hits: Sequence[Hit],
                 windows: Optional[Windows], context: str, llm: LLM, usage: Optional[LLMUsage],
                 cancel: Optional[CancelToken], trace: dict[str, Any]) -> tuple[str, "Checked"]:
-        """The answer of two that the signals rank higher: ``again`` (the model's second answer,
-        ``read`` "again" or "second") is checked on ``context`` and replaces ``text`` when its
-        outcome ranks above ``checked``'s; the trace keeps both."""
-        trace["second"] = {"candidate": again}
+        """The answer of two that the signals rank higher: ``again`` (the model's second answer:
+        ``read`` "again", asked once more after a restating answer, or "second", the second
+        reading) is checked on ``context`` and replaces ``text`` when its outcome ranks above
+        ``checked``'s and it does not restate the question itself; the trace keeps it under
+        ``read``, and the first answer under "first"."""
+        trace[read] = {"candidate": again}
         if not again or says_nothing(again) or normal_values(again).lower() == normal_values(text).lower():
             return text, checked
         second = self._check(question, again, hits, windows, context, llm, usage, cancel)
-        trace["second"].update(second.to_trace())
-        if OUTCOMES.index(second.outcome) <= OUTCOMES.index(checked.outcome):
+        trace[read].update(second.to_trace())
+        if OUTCOMES.index(second.outcome) <= OUTCOMES.index(checked.outcome) or second.support.restates:
             return text, checked
-        trace.update(second.to_trace(), first={"candidate": text, **checked.to_trace()}, read=read)
+        trace.setdefault("first", {"candidate": text, **checked.to_trace()})
+        trace.update(second.to_trace(), read=read)
         return again, second
 
     @staticmethod

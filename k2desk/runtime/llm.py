@@ -53,7 +53,9 @@ class ChatModel:
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
              stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
         """The model's reply to ``messages``; with ``avoid`` (an earlier reply), one that does not
-        begin with that reply's first token."""
+        begin with that reply's first token (a local model bars it from the first place only, a
+        server through OpenAI's ``logit_bias`` from every place; a server without a tokenizer
+        endpoint cannot bar it)."""
         raise NotImplementedError
 
     def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int) -> None:

@@ -71,8 +71,9 @@ def test_an_open_question_gets_one_short_line_from_the_best_sentences(engine):
     question = "Who is the site manager of the Brennwald tunnel?"
     out = engine.ask(question, method="evidence")
     reader = out.trace["reader"]
-    # one reading, and a second of fewer sentences when the first answer is not kept
-    assert reader["kind"] == "factoid" and out.llm.calls == (2 if "second" in reader else 1)
+    # one reading, one more when the first answer only restates the question ("again"), and a
+    # second reading of fewer sentences when it is on and the answer is not kept ("second")
+    assert reader["kind"] == "factoid" and out.llm.calls == 1 + ("again" in reader) + ("second" in reader)
     # the tiny model's line is kept where the sentences holding it name the site manager, else
     # declined; a line naming only the question's own names is declined before any check
     if names_only_asked(question, reader.get("candidate", out.answer)):
@@ -276,9 +277,10 @@ def test_an_answer_made_only_of_the_questions_words_is_asked_for_again(engine):
     from k2desk.prompts import NOT_IN_DOCUMENTS
     from tests.methods.support import ScriptedLLM
 
-    class Picky(ScriptedLLM):  # "yes" to the tunnel's name only
+    class Picky(ScriptedLLM):  # "yes" to the tunnel's name, and to "Tunnel" (which restates the question)
         def first_token_logits(self, messages, words, usage=None, cancel=None):
-            return {"yes": 5.0 if "Proposed answer: Brennwald\n" in messages[0]["content"] else -3.0, "no": 0.0}
+            sure = any(f"Proposed answer: {a}\n" in messages[0]["content"] for a in ("Brennwald", "Tunnel"))
+            return {"yes": 5.0 if sure else -3.0, "no": 0.0}
 
     retriever = engine.method("evidence").ctx.retriever("text")
     question = "Which tunnel's drill stopped after water entered the shaft?"
@@ -288,11 +290,22 @@ def test_an_answer_made_only_of_the_questions_words_is_asked_for_again(engine):
     reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
     assert reading.answer == "Brennwald" and reading.trace["read"] == "again", reading.trace
     assert reading.trace["first"]["candidate"] == "The tunnel" and reading.trace["first"]["answer_support"]["restates"]
+    assert reading.trace["again"]["candidate"] == "Brennwald" and reading.trace["again"]["verify"] == 5.0
     assert llm.avoided == ["", "The tunnel"] and llm.calls[0][0] == llm.calls[1][0]  # the same prompt, once more
-    replies = iter(["The council", "Brennwald"])  # words of its own ("council"), declined: no second answer
+    # asked again, an answer the signals rank no higher (or that restates too) leaves the first's decline
+    def replying(*replies):
+        it = iter(replies)
+        return Picky(lambda prompt, schema: next(it))
+
+    for second in ("The council", "Tunnel"):
+        llm = replying("The tunnel", second)
+        reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
+        assert reading.answer == NOT_IN_DOCUMENTS and reading.trace["candidate"] == "The tunnel", reading.trace
+        assert reading.trace["again"]["candidate"] == second and "read" not in reading.trace and "first" not in reading.trace
+    replies = iter(["The council", "Brennwald"])  # words of its own ("council"), declined: not asked again
     llm = Picky(lambda prompt, schema: next(replies))
     reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
-    assert reading.answer == NOT_IN_DOCUMENTS and llm.avoided == [""] and "second" not in reading.trace
+    assert reading.answer == NOT_IN_DOCUMENTS and llm.avoided == [""] and "again" not in reading.trace
 
 
 def test_a_lukewarm_answer_or_one_without_the_year_asked_about_is_shown_with_a_caution():

@@ -94,15 +94,21 @@ def test_first_token_logits_read_the_next_token_whatever_the_cache(llm):
 
 
 def test_a_reply_that_avoids_another_begins_otherwise_and_only_the_first_token_is_barred(llm):
+    import numpy as np
+
+    from k2desk.runtime.llm import _not_first
+
+    bar = _not_first([3])[0]
+    first, later = bar(None, np.zeros(5)), bar(None, np.zeros(5))
+    assert first[3] == -np.inf and np.isfinite(np.delete(first, 3)).all() and np.isfinite(later).all()
     messages = [{"role": "user", "content": "Name one colour of the rainbow. Answer with one word."}]
-    first = llm.chat(messages, max_tokens=6)
-    again = llm.chat(messages, max_tokens=6, avoid=first.text)
-    barred = llm.tokenize(first.text, special=False)[0]
-    assert again.text and llm.tokenize(again.text, special=False)[0] != barred
-    # later tokens may be the barred one ("red, red"): the bar holds for the reply's first place only
-    repeat = [{"role": "user", "content": "Write the word red three times, separated by spaces."}]
-    plain = llm.chat(repeat, max_tokens=8).text
-    red = llm.tokenize(" red", special=False)[0]
-    if red in llm.tokenize(plain, special=False)[1:]:
-        assert red in llm.tokenize(llm.chat(repeat, max_tokens=8, avoid=plain).text, special=False)[1:]
-    assert llm.chat(messages, max_tokens=6).text == first.text  # a later call is not barred
+    reply = llm.chat(messages, max_tokens=6)
+    again = llm.chat(messages, max_tokens=6, avoid=reply.text)
+    assert again.text and llm.tokenize(again.text, special=False)[0] != llm.tokenize(reply.text, special=False)[0]
+    # a token barred from the first place stays free after it: " the" (with its space) comes only later
+    repeat = [{"role": "user", "content": "Repeat exactly: the cat and the dog and the bird"}]
+    plain = llm.chat(repeat, max_tokens=12).text
+    the = llm.tokenize(" the", special=False)[0]
+    assert the in llm.tokenize(plain, special=False)[1:], plain
+    assert llm.chat(repeat, max_tokens=12, avoid=" the").text == plain
+    assert llm.chat(messages, max_tokens=6).text == reply.text  # a later call is not barred
