@@ -107,21 +107,11 @@ def record_confidence(path: Path) -> None:
         prompt, _ = self.render(messages)
         tokens = self.tokenize(prompt)
         reply = self.tokenize(out.text, special=False)
-        model = self._llm  # noqa: SLF001
-        with self._lock:  # noqa: SLF001
-            keep = 0  # the prompt was just read to write the reply: its evaluated prefix is reused
-            for a, b in zip(model.input_ids[: model.n_tokens], tokens):
-                if a != b:
-                    break
-                keep += 1
-            model.n_tokens = min(keep, len(tokens) - 1)
-            model.eval(tokens[model.n_tokens:])
-            logprobs = []
-            for token in reply:
-                logits = np.ctypeslib.as_array(model._ctx.get_logits_ith(-1), shape=(model.n_vocab(),)).astype(float)  # noqa: SLF001
-                top = logits.max()
-                logprobs.append(float(logits[token] - top - np.log(np.exp(logits - top).sum())))
-                model.eval([token])
+        logprobs = []
+        for i, token in enumerate(reply):  # each call evaluates one token more (the prefix is reused)
+            logits = self.next_logits(tokens + reply[:i]).astype(float)
+            top = logits.max()
+            logprobs.append(float(logits[token] - top - np.log(np.exp(logits - top).sum())))
         with path.open("a") as fh:
             fh.write(json.dumps({"id": _ASKING.get("id"), "reply": out.text, "token_logprobs": [round(v, 5) for v in logprobs],
                                  "confidence": round(float(np.mean(logprobs)), 5)}) + "\n")

@@ -1917,8 +1917,6 @@ def _write_files(folder: Path) -> None:
         "notes-to-self.txt": NOTES_TO_SELF,
         "hill-climb-2024-results.csv": results_csv(),
     }
-    for name, content in text.items():
-        (folder / name).write_text(content, encoding="utf-8")
     binary = {
         "brume-valley-clinic-annual-report-2024.pdf": pdf_bytes(CLINIC_REPORT_PAGES),
         "lantern-night-2025-programme.pdf": pdf_bytes(PROGRAMME_PAGES),
@@ -1928,8 +1926,15 @@ def _write_files(folder: Path) -> None:
         "school-letter-autumn-2024.docx": _docx("Hollins Lane office", datetime(2024, 9, 30, 12, 0), SCHOOL_LETTER),
         "lantern-night-2025-stewards.eml": lantern_email(),
     }
-    for name, content in binary.items():
-        (folder / name).write_bytes(content)
+    write_files(folder, text, binary)
+
+
+def write_files(folder: Path, text: dict[str, str], binary: dict[str, bytes]) -> None:
+    """Each file of ``text`` (UTF-8) and of ``binary`` into ``folder``, by name."""
+    for name, content in text.items():
+        (folder / name).write_text(content, encoding="utf-8")
+    for name, data in binary.items():
+        (folder / name).write_bytes(data)
 
 
 def make_person_folder(folder: Path) -> list[Question]:

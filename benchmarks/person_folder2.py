@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from person_folder import KINDS, NULL, Question, _docx, near_miss  # noqa: E402
+from person_folder import KINDS, NULL, Question, _docx, _wrap, near_miss, write_files  # noqa: E402
 
 from tests.fixtures.make_fixtures import pdf_bytes  # noqa: E402
 
@@ -682,10 +682,7 @@ CRAB_BLOG = """<!DOCTYPE html>
 
 def _para(text: str, width: int = 88) -> list[str]:
     """Blank-line separated paragraphs wrapped to ``width``, an empty line after each."""
-    lines: list[str] = []
-    for block in _blocks(text):
-        lines += textwrap.wrap(block, width) + [""]
-    return lines
+    return _wrap(text, width) + [""]
 
 
 def _grid(rows: list[tuple[str, ...]], first: int, rest: int) -> list[str]:
@@ -1310,8 +1307,6 @@ def _write_files(folder: Path) -> None:
         "tillie-notes.txt": MY_NOTES,
         "skellmouth-regatta-2024-harbour-race.csv": regatta_csv(),
     }
-    for name, content in text.items():
-        (folder / name).write_text(content, encoding="utf-8")
     binary = {
         "tollerwick-harbour-coop-annual-review-2024.pdf": pdf_bytes(COOP_REVIEW_PAGES, font_size=10),
         "skell-valley-railway-timetable-2025.pdf": pdf_bytes(TIMETABLE_PAGES, font_size=10),
@@ -1320,8 +1315,7 @@ def _write_files(folder: Path) -> None:
         "vets-letter-biscuit-2024-09.docx": _docx("Kenna Polglaze", datetime(2024, 9, 9, 11, 20), VET_LETTER),
         "choir-songs-of-the-sea-rehearsals.eml": choir_email(),
     }
-    for name, content in binary.items():
-        (folder / name).write_bytes(content)
+    write_files(folder, text, binary)
 
 
 def make_person_folder(folder: Path) -> list[Question]:

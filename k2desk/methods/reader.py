@@ -296,13 +296,14 @@ class Reader:
             trace["answer_support"] = after.to_trace()
             if not after.found_answer:
                 return self._not_in_documents({**trace, "candidate": text}, "the passages hold none of its items", context)
+        sentence = ""  # the one that holds a bare number or part date, read once to complete it
         if kind == "factoid" and hits:
-            text = self._complete(text, hits, context, dates=dated)
+            text, sentence = self._complete(text, hits, context, dates=dated)
         if check and hits and kind == "factoid" and names_only_asked(asked, text):
             # "Hedda Marchbank" for "Who was mayor before Hedda Marchbank?": not what was asked
             return self._not_in_documents({**trace, "candidate": text}, "it names only whom the question names", context)
         if (check and hits and kind == "factoid" and wanted == NUMBER_KIND
-                and date_not_amount(text, self._sentence(text, hits, context))):
+                and date_not_amount(text, sentence)):
             # "1978" ("was built in 1978") for "How much did the ferry cost to build?"
             return self._not_in_documents({**trace, "candidate": text}, "it is a date, and the question asks for an amount",
                                           context)
@@ -315,7 +316,7 @@ class Reader:
                 # its reply not to begin as that one did (docs/eval/abstain/)
                 again = llm.chat(messages, max_tokens=max_tokens, usage=usage, cancel=cancel, stop=["\n"],
                                  avoid=reply).text.strip()
-                text, checked = self._second(asked, text, checked, self._complete(again, hits, context, dates=dated),
+                text, checked = self._second(asked, text, checked, self._complete(again, hits, context, dates=dated)[0],
                                              "again", hits, windows, context, llm, usage, cancel, trace)
             focus = (self.second_reading == "together" and checked.together is not None
                      and checked.together >= TOGETHER_MIN and windows is not None)
@@ -330,7 +331,7 @@ class Reader:
                                  usage=usage, cancel=cancel, stop=["\n"]).text.strip()
                 # checked on the first reading's evidence, as the first answer was: a short context
                 # makes the model's "yes" easy (measured)
-                text, checked = self._second(asked, text, checked, self._complete(again, hits, second_context, dates=dated),
+                text, checked = self._second(asked, text, checked, self._complete(again, hits, second_context, dates=dated)[0],
                                              "second", hits, windows, context, llm, usage, cancel, trace)
             if checked.outcome == "cautioned":
                 sentence = self._sentence(text, hits, context)
@@ -376,15 +377,16 @@ class Reader:
                     evidence_sentence(context, answer))
 
     @classmethod
-    def _complete(cls, answer: str, hits: Sequence[Hit], context: str, dates: bool = False) -> str:
+    def _complete(cls, answer: str, hits: Sequence[Hit], context: str, dates: bool = False) -> tuple[str, str]:
         """A bare amount with the unit its sentence gives it ("380" → "380 euros"); with ``dates``
         (the question asks when), a year or a month with the whole date its sentence gives ("2009"
-        → "12 September 2009"; text/values.py)."""
+        → "12 September 2009"; text/values.py). With the sentence read ("" when none was looked
+        for: a name or a phrase), which the year rule reads too."""
         if not completable(answer, dates):  # a name or a phrase: no sentence to look for
-            return answer
+            return answer, ""
         sentence = cls._sentence(answer, hits, context)
-        answer = with_unit(answer, sentence, UNIT_STOPWORDS)
-        return with_full_date(answer, sentence) if dates else answer
+        completed = with_unit(answer, sentence, UNIT_STOPWORDS)
+        return (with_full_date(completed, sentence) if dates else completed), sentence
 
     def _check(self, question: str, answer: str, hits: Sequence[Hit], windows: Optional[Windows], context: str,
                llm: LLM, usage: Optional[LLMUsage], cancel: Optional[CancelToken]) -> "Checked":

@@ -206,20 +206,10 @@ class LLM(ChatModel):
 
         prompt, _ = self.render(messages)
         tokens = self.tokenize(prompt)
-        if len(tokens) >= self.n_ctx:
-            raise ModelError(f"prompt of {len(tokens)} tokens does not fit the {self.n_ctx}-token context of {self.name}")
         with self._lock:
             if cancel:
                 cancel.check()
-            llm = self._llm
-            keep = 0
-            for a, b in zip(llm.input_ids[: llm.n_tokens], tokens):
-                if a != b:
-                    break
-                keep += 1
-            llm.n_tokens = min(keep, len(tokens) - 1)  # the last token is always evaluated: its logits are read
-            llm.eval(tokens[llm.n_tokens:])
-            logits = np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))  # noqa: SLF001
+            logits = self.next_logits(tokens)
             scores = {}
             for name, spellings in words.items():
                 ids = sorted({self.tokenize(s, special=False)[0] for s in spellings})
@@ -227,6 +217,25 @@ class LLM(ChatModel):
                 scores[name] = float(vals.max() + np.log(np.exp(vals - vals.max()).sum()))
         self._spent(usage, len(tokens), 0)
         return scores
+
+    def next_logits(self, tokens: list[int]) -> Any:
+        """The raw logits (numpy, one per vocabulary entry) of the token after ``tokens``: the
+        evaluated prefix the context already holds is reused (a prompt just read to write a reply
+        is not read again), the rest evaluated; the last token always is, so its logits are read."""
+        import numpy as np
+
+        if len(tokens) >= self.n_ctx:
+            raise ModelError(f"prompt of {len(tokens)} tokens does not fit the {self.n_ctx}-token context of {self.name}")
+        with self._lock:
+            llm = self._llm
+            keep = 0
+            for a, b in zip(llm.input_ids[: llm.n_tokens], tokens):
+                if a != b:
+                    break
+                keep += 1
+            llm.n_tokens = min(keep, len(tokens) - 1)
+            llm.eval(tokens[llm.n_tokens:])
+            return np.ctypeslib.as_array(llm._ctx.get_logits_ith(-1), shape=(llm.n_vocab(),))  # noqa: SLF001
 
     def _grammar(self, schema: dict):
         from llama_cpp import LlamaGrammar
