@@ -102,7 +102,8 @@ class Retriever:
             d, s = dense.get(i, 0.0), sparse.get(i, 0.0)
             hits.append(Hit(chunks[i], lam * d + (1 - lam) * s, d, s))
         hits.sort(key=lambda h: (-h.score, h.chunk.id))
-        return hits[:k]
+        kept = set(distinct([h.chunk.id for h in hits], chunks))
+        return [h for h in hits if h.chunk.id in kept][:k]
 
 
     def evidence_search(self, query: str, k: int = 10, head: int = 4, pool: int = 100, outlet: str = "") -> list[Hit]:
@@ -122,6 +123,8 @@ class Retriever:
         of that publisher's documents (``meta.source``), BM25 ranked and diversified as before."""
         ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL), within=self.within())
         chunks = self.docs.chunks([i for i, _ in ranked])
+        kept = set(distinct([i for i, _ in ranked], chunks))
+        ranked = [(i, s) for i, s in ranked if i in kept]
         if outlet:
             ranked = [(i, s) for i, s in ranked if i in chunks and chunks[i].meta.get("source") == outlet]
         elif one_document([chunks[i].document_id for i, _ in ranked[:10] if i in chunks]):
@@ -152,9 +155,25 @@ class Retriever:
                 fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank)
         chunks = {**chunks, **self.docs.chunks([i for i in fused if i not in chunks])}
         bm25, cos = dict(ranked), dict(dense)
-        order = sorted((i for i in fused if i in chunks), key=lambda i: (-fused[i], i))[:k]
+        order = distinct(sorted((i for i in fused if i in chunks), key=lambda i: (-fused[i], i)), chunks)[:k]
         top = fused[order[0]] if order else 1.0
         return [Hit(chunks[i], fused[i] / top, cos.get(i, 0.0), bm25.get(i, 0.0)) for i in order]
+
+
+def distinct(ids: list[int], chunks: dict[int, ChunkRow]) -> list[int]:
+    """``ids`` (ranked) without the passages whose text an earlier one already has: a file kept
+    twice (a copy in another folder, "report (1).pdf") or a page's footer repeated on every page
+    is read once, and the passages after it move up. Ids not in ``chunks`` are dropped."""
+    seen: set[str] = set()
+    out = []
+    for i in ids:
+        if i not in chunks:
+            continue
+        text = " ".join(chunks[i].text.split())
+        if text not in seen:
+            seen.add(text)
+            out.append(i)
+    return out
 
 
 def one_document(document_ids: list[int]) -> bool:

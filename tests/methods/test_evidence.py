@@ -12,8 +12,8 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
     para = "The Brennwald tunnel tunnel drill crew logged tunnel progress in the tunnel today. "
     (folder / "a_tunnel_log.txt").write_text("\n\n".join(f"Day {i}. " + para * 6 for i in range(12)), encoding="utf-8")
     filler = "The council discussed parking, school meals, library hours and the summer fair at length. " * 12
-    for name in ("b_council.txt", "c_budget.txt"):
-        (folder / name).write_text(filler + "One member asked about the tunnel.", encoding="utf-8")
+    for name, who in (("b_council.txt", "One member"), ("c_budget.txt", "The treasurer")):
+        (folder / name).write_text(filler + who + " asked about the tunnel.", encoding="utf-8")
     settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
     with Engine(settings) as engine:
         engine.index([folder])
@@ -30,6 +30,27 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
         assert sorted(names[4:6]) == ["b_council.txt", "c_budget.txt"] and len(names) == min(10, len(ranked))
         sources = engine.method("evidence").retrieve("tunnel")
         assert [s.chunk_id for s in sources] == [h.chunk.id for h in hits]
+
+
+def test_a_file_kept_twice_is_read_once(tmp_path, models_dir, embedder):
+    folder = tmp_path / "docs"
+    (folder / "copies").mkdir(parents=True)
+    report = "\n\n".join(f"Section {i}. The Brennwald tunnel crew drilled {40 + i} metres of granite this week, "
+                         "the site engineer reported to the council. " * 3 for i in range(4))
+    (folder / "tunnel_report.txt").write_text(report, encoding="utf-8")
+    (folder / "copies" / "tunnel_report (1).txt").write_text(report, encoding="utf-8")  # the same file, kept twice
+    (folder / "council.txt").write_text("The council asked the tunnel engineer about granite and the schedule. " * 4,
+                                        encoding="utf-8")
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
+    with Engine(settings) as engine:
+        engine.index([folder])
+        retriever = engine.method("evidence").ctx.retriever("text")
+        assert len({c for i, _ in retriever.sparse.bm25("tunnel granite", 100)
+                    for c in [engine.docs.chunks([i])[i].text]}) < len(retriever.sparse.bm25("tunnel granite", 100))
+        for hits in (retriever.evidence_search("tunnel granite", k=10), retriever.search("tunnel granite", k=10)):
+            texts = [" ".join(h.chunk.text.split()) for h in hits]
+            assert len(texts) == len(set(texts))  # each passage once, whichever copy it came from
+            assert "council.txt" in {h.chunk.document.rsplit("/", 1)[1] for h in hits}
 
 
 def test_one_document_rule():
