@@ -18,7 +18,13 @@ records, per question id in WORK/confidence.jsonl, the reader's confidence in it
 (the mean log-probability of the answer's tokens, read after generation from the same prompt);
 ``lines`` compares, on the kept rows, the reader's decline line (reader.against) with the
 three-signal line registered on the first set's tune half before its held half was asked
-(REGISTERED_*; docs/eval/abstain/, session 6).
+(REGISTERED_*; docs/eval/abstain/, session 6). Probes that record signals the reader does not use
+(docs/eval/abstain/, session 7): ``ask --confidence --contrast`` adds the answer's log-probability
+with the question left out, cut to its names, and under the abstain hint against "Insufficient
+information."; ``ask --asked-back`` has the model write the question each checked answer's
+sentence answers with it (WORK/asked-back.jsonl); ``signals`` prints how each recorded signal
+separates the checked answers (AUC), per half. ``ask --twice`` indexes a copy of the folder beside
+it (the same files at two paths, as a person keeps a copy) and asks as before.
 
 ``ask`` writes the folder, indexes it with the default settings and models (once), and asks each
 question with the default method; each row is kept by question id in WORK/answers.jsonl (the
@@ -42,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from collections import Counter
@@ -88,13 +95,14 @@ def load_questions(work: Path, which: str = "first"):
     return folder, questions
 
 
-def record_confidence(path: Path) -> None:
+def record_confidence(path: Path, contrast: bool = False) -> None:
     """From now on, each short answer the reader writes (OPEN_ANSWER_PROMPT, reader.OPEN_ANSWER_TOKENS)
     is scored by the model that wrote it: the log-probability of each of its tokens after the same
     prompt, one token at a time, appended to ``path`` under the id being asked (``_ASKING``)."""
     import numpy as np
 
     from k2desk.methods.reader import OPEN_ANSWER_TOKENS
+    from k2desk.prompts import ABSTAIN_ANSWER, ABSTAIN_HINT
     from k2desk.runtime import llm as runtime
 
     chat = runtime.LLM.chat
@@ -104,20 +112,82 @@ def record_confidence(path: Path) -> None:
         if (max_tokens != OPEN_ANSWER_TOKENS or not out.text or "Short Answer:" not in messages[-1]["content"]
                 or kwargs.get("avoid")):  # the first answer only, not one asked for again
             return out
-        prompt, _ = self.render(messages)
-        tokens = self.tokenize(prompt)
         reply = self.tokenize(out.text, special=False)
-        logprobs = []
-        for i, token in enumerate(reply):  # each call evaluates one token more (the prefix is reused)
-            logits = self.next_logits(tokens + reply[:i]).astype(float)
-            top = logits.max()
-            logprobs.append(float(logits[token] - top - np.log(np.exp(logits - top).sum())))
+
+        def logprobs_after(content: str, reply: list[int] = reply) -> list[float]:
+            prompt, _ = self.render([*messages[:-1], {**messages[-1], "content": content}])
+            tokens = self.tokenize(prompt)
+            found = []
+            for i, token in enumerate(reply):  # each call evaluates one token more (the prefix is reused)
+                logits = self.next_logits(tokens + reply[:i]).astype(float)
+                top = logits.max()
+                found.append(float(logits[token] - top - np.log(np.exp(logits - top).sum())))
+            return found
+
+        content = messages[-1]["content"]
+        logprobs = logprobs_after(content)
+        row = {"id": _ASKING.get("id"), "reply": out.text, "token_logprobs": [round(v, 5) for v in logprobs],
+               "confidence": round(float(np.mean(logprobs)), 5)}
+        if contrast:
+            # the same reply's log-probability after the same passages and instruction when the
+            # question is left out ("none") or cut to its names ("names": the question's words the
+            # passages write only capitalized): how much the question's asked attribute raises it
+            head, _, tail = content.rpartition("Question: ")
+            question, _, rest = tail.partition("\n")
+            words = re.findall(r"[\w'-]+", question)
+            names = [w for w in words if len(w) > 2 and re.search(r"\b" + re.escape(w[0].upper() + w[1:]) + r"\b", head)
+                     and not re.search(r"\b" + re.escape(w.lower()) + r"\b", head)]
+            for key, asked in (("none", ""), ("names", " ".join(names))):
+                row[key] = round(float(np.sum(logprobs_after(head + "Question: " + asked + "\n" + rest))), 5)
+            row["names_asked"] = " ".join(names)
+            # the reader's instruction with the paper prompt's abstain hint: the reply's log-probability
+            # against that of the hint's answer ("hinted" − "abstain": the model's own lean to answer)
+            hinted = head.rstrip("\n") + ABSTAIN_HINT + "\nQuestion: " + tail
+            row["hinted"] = round(float(np.sum(logprobs_after(hinted))), 5)
+            row["abstain"] = round(float(np.sum(logprobs_after(hinted, self.tokenize(ABSTAIN_ANSWER, special=False)))), 5)
+            row["total"] = round(float(np.sum(logprobs)), 5)
         with path.open("a") as fh:
-            fh.write(json.dumps({"id": _ASKING.get("id"), "reply": out.text, "token_logprobs": [round(v, 5) for v in logprobs],
-                                 "confidence": round(float(np.mean(logprobs)), 5)}) + "\n")
+            fh.write(json.dumps(row) + "\n")
         return out
 
     runtime.LLM.chat = scored
+
+
+ASKED_BACK_PROMPT = ("Sentence: {sentence}\nAnswer: {answer}\n"
+                     "Write the question that this sentence answers with this answer.\nQuestion:")
+SAME_QUESTION_PROMPT = ("Question 1: {first}\nQuestion 2: {second}\n"
+                        "Do both questions ask for the same information? Answer Yes or No.")
+
+
+def record_asked_back(path: Path) -> None:
+    """From now on, each short answer the reader checks is asked back (a probe, not the reader's):
+    the model writes the question its sentence answers with it, and scores (logit Yes − No)
+    whether that question asks for the same information as the person's; appended to ``path``
+    under the id being asked, with the embedder's cosine between the two questions."""
+    import numpy as np
+
+    from k2desk.methods.reader import YES_NO, Reader
+
+    check = Reader._check
+
+    def asked_back(self, question, answer, hits, windows, context, llm, usage, cancel):
+        checked = check(self, question, answer, hits, windows, context, llm, usage, cancel)
+        sentence = self._sentence(answer, hits, context)
+        if sentence:
+            back = llm.chat([{"role": "user", "content": ASKED_BACK_PROMPT.format(sentence=sentence, answer=answer)}],
+                            max_tokens=48, stop=["\n"]).text.strip()
+            scores = llm.first_token_logits([{"role": "user", "content": SAME_QUESTION_PROMPT.format(
+                first=question, second=back)}], YES_NO)
+            row = {"id": _ASKING.get("id"), "candidate": answer, "sentence": sentence, "back": back,
+                   "same": round(scores["yes"] - scores["no"], 4)}
+            if self.embed is not None:
+                v = np.asarray(self.embed([question, back]), dtype=float)
+                row["cosine"] = round(float(v[0] @ v[1] / (np.linalg.norm(v[0]) * np.linalg.norm(v[1]))), 4)
+            with path.open("a") as fh:
+                fh.write(json.dumps(row) + "\n")
+        return checked
+
+    Reader._check = asked_back
 
 
 def settings(work: Path) -> Settings:
@@ -129,13 +199,20 @@ def cmd_ask(args: argparse.Namespace) -> None:
     folder, questions = load_questions(work, args.set)
     half = halves([q.id for q in questions], which=args.set)
     if args.confidence:
-        record_confidence(work / "confidence.jsonl")
+        record_confidence(work / "confidence.jsonl", args.contrast)
+    if args.asked_back:
+        record_asked_back(work / "asked-back.jsonl")
     out = work / "answers.jsonl"
     done = {r["id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
     chosen = [q for q in questions if args.half == "all" or half[q.id] == args.half][: args.limit or None]
     with Engine(settings(work), COLLECTION) as engine:
         t0 = time.perf_counter()
-        report = engine.index([str(folder)])
+        folders = [folder]
+        if args.twice:  # the same files kept twice, as a person's copy of a folder beside it
+            import shutil
+
+            folders.append(shutil.copytree(folder, work / "copy", dirs_exist_ok=True))
+        report = engine.index([str(f) for f in folders])
         print(f"index: {len(report.added)} added, {len(report.skipped)} unchanged, {len(report.failed)} failed "
               f"in {time.perf_counter() - t0:.1f} s", flush=True)
         with out.open("a") as fh:
@@ -156,7 +233,8 @@ def cmd_ask(args: argparse.Namespace) -> None:
                        "meaning": reader.get("meaning"), "verify": reader.get("verify"),
                        "first_source": a.sources[0].document if a.sources else None,
                        "second": reader.get("second"), "first": reader.get("first"), "read": reader.get("read", "first"),
-                       "together": reader.get("together"),
+                       "together": reader.get("together"), "reason": a.reason,
+                       "missing_values": (reader.get("answer_support") or {}).get("missing_values"),
                        "seconds": round(time.perf_counter() - t0, 2)}
                 fh.write(json.dumps(row) + "\n")
                 fh.flush()
@@ -337,6 +415,54 @@ def cmd_fit(args: argparse.Namespace) -> None:
           f"held {shares(held, qs, {r['id']: r['verify'] + weight * r['support'] for r in held if checked(r)}, bar)}")
 
 
+def auc(positive: list[float], negative: list[float]) -> float:
+    """The chance that a random ``positive`` scores above a random ``negative`` (ties count half)."""
+    if not positive or not negative:
+        return float("nan")
+    return sum((p > n) + 0.5 * (p == n) for p in positive for n in negative) / (len(positive) * len(negative))
+
+
+def cmd_signals(args: argparse.Namespace) -> None:
+    """Per half, how each recorded signal separates the checked answers: answerable questions from
+    near misses, right answers from near misses' and right from wrong (AUC) — the reader's own
+    signals and the probes' (``ask --confidence [--contrast]``, ``ask --asked-back``)."""
+    qs, rows = kept_answers(args)
+    work = Path(args.work)
+
+    def records(name: str, key) -> dict:
+        path = work / name
+        return {key(c): c for c in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
+
+    confidence = records("confidence.jsonl", lambda c: c["id"])
+    back = records("asked-back.jsonl", lambda c: (c["id"], c["candidate"]))
+    probes = {"words' support": lambda r: r["support"], "check": lambda r: r["verify"],
+              "confidence": lambda r: confidence[r["id"]]["confidence"],
+              "question left out": lambda r: confidence[r["id"]]["total"] - confidence[r["id"]]["none"],
+              "question cut to its names": lambda r: confidence[r["id"]]["total"] - confidence[r["id"]]["names"],
+              "lean to answer": lambda r: confidence[r["id"]]["hinted"] - confidence[r["id"]]["abstain"],
+              "asked back, cosine": lambda r: back[(r["id"], r["candidate"])]["cosine"],
+              "asked back, the model's": lambda r: back[(r["id"], r["candidate"])]["same"]}
+    print("| half | signal | checked answers | answerable vs near misses | right vs near misses | right vs wrong |")
+    print("|---|---|---:|---:|---:|---:|")
+    for half in ("tune", "held"):
+        for name, signal in probes.items():
+            scored = []
+            for r in rows:
+                if r["half"] != half or not checked(r):
+                    continue
+                try:
+                    scored.append((r, float(signal(r))))
+                except (KeyError, TypeError):  # not recorded for this answer
+                    continue
+            if not scored:
+                continue
+            right = [v for r, v in scored if qs[r["id"]].answerable and strict_match(r["candidate"], qs[r["id"]].gold)]
+            wrong = [v for r, v in scored if qs[r["id"]].answerable and not strict_match(r["candidate"], qs[r["id"]].gold)]
+            near = [v for r, v in scored if not qs[r["id"]].answerable]
+            print(f"| {half} | {name} | {len(scored)} | {auc(right + wrong, near):.3f} | {auc(right, near):.3f} | "
+                  f"{auc(right, wrong):.3f} |")
+
+
 def cmd_lines(args: argparse.Namespace) -> None:
     """Per half: answerable questions declined, near misses declined and wrong answers shown as the
     rows were decided (the reader's line), and as the registered three-signal line would decide the
@@ -385,15 +511,24 @@ def main() -> None:
     fit.add_argument("--work", required=True)
     fit.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
     ask.add_argument("--confidence", action="store_true", help="record the reader's confidence (WORK/confidence.jsonl)")
+    ask.add_argument("--contrast", action="store_true", help="with --confidence: also the answer's log-probability "
+                     "when the question is left out or cut to its names")
+    ask.add_argument("--twice", action="store_true", help="index a copy of the folder beside it too (WORK/copy)")
+    ask.add_argument("--asked-back", action="store_true", help="record each checked answer asked back "
+                     "(WORK/asked-back.jsonl; a probe)")
     lines = sub.add_parser("lines")
     lines.add_argument("--work", required=True)
     lines.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
     lines.add_argument("--confidence", default="", help="a kept confidence file (default WORK/confidence.jsonl)")
-    for parser in (ask, rep, front, fit, lines):
+    signals = sub.add_parser("signals")
+    signals.add_argument("--work", required=True)
+    signals.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
+    for parser in (ask, rep, front, fit, lines, signals):
         parser.add_argument("--set", choices=("first", "second"), default="first",
                             help="the person-like collection: person_folder.py (first) or person_folder2.py")
     args = ap.parse_args()
-    {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit, "lines": cmd_lines}[args.cmd](args)
+    {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit, "lines": cmd_lines,
+     "signals": cmd_signals}[args.cmd](args)
 
 
 if __name__ == "__main__":
