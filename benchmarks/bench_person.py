@@ -24,7 +24,8 @@ with the question left out, cut to its names, and under the abstain hint against
 information."; ``ask --asked-back`` has the model write the question each checked answer's
 sentence answers with it (WORK/asked-back.jsonl); ``signals`` prints how each recorded signal
 separates the checked answers (AUC), per half. ``ask --twice`` indexes a copy of the folder beside
-it (the same files at two paths, as a person keeps a copy) and asks as before.
+it (the same files at two paths, as a person keeps a copy; its own home, WORK/home-twice, and rows,
+WORK/answers-twice.jsonl) and asks as before.
 
 ``ask`` writes the folder, indexes it with the default settings and models (once), and asks each
 question with the default method; each row is kept by question id in WORK/answers.jsonl (the
@@ -49,6 +50,7 @@ import argparse
 import json
 import random
 import re
+import shutil
 import sys
 import time
 from collections import Counter
@@ -98,7 +100,11 @@ def load_questions(work: Path, which: str = "first"):
 def record_confidence(path: Path, contrast: bool = False) -> None:
     """From now on, each short answer the reader writes (OPEN_ANSWER_PROMPT, reader.OPEN_ANSWER_TOKENS)
     is scored by the model that wrote it: the log-probability of each of its tokens after the same
-    prompt, one token at a time, appended to ``path`` under the id being asked (``_ASKING``)."""
+    prompt, one token at a time, appended to ``path`` under the id being asked (``_ASKING``). With
+    ``contrast``, also the reply's summed log-probability ("total") against the same with the
+    question line emptied ("none") or cut to its names ("names", the words in "names_asked"), and
+    with the paper prompt's abstain hint in the instruction, the reply's ("hinted") and that of
+    "Insufficient information." ("abstain")."""
     import numpy as np
 
     from k2desk.methods.reader import OPEN_ANSWER_TOKENS
@@ -190,27 +196,28 @@ def record_asked_back(path: Path) -> None:
     Reader._check = asked_back
 
 
-def settings(work: Path) -> Settings:
-    return Settings(home=work / "home", models_dir=ROOT / "models", threads=2)
+def settings(work: Path, twice: bool = False) -> Settings:
+    """The default settings, the collection in WORK/home (WORK/home-twice: the folder and its copy)."""
+    return Settings(home=work / ("home-twice" if twice else "home"), models_dir=ROOT / "models", threads=2)
 
 
 def cmd_ask(args: argparse.Namespace) -> None:
     work = Path(args.work)
     folder, questions = load_questions(work, args.set)
     half = halves([q.id for q in questions], which=args.set)
+    if args.contrast and not args.confidence:
+        sys.exit("ask: --contrast adds to --confidence's records; give both")
     if args.confidence:
         record_confidence(work / "confidence.jsonl", args.contrast)
     if args.asked_back:
         record_asked_back(work / "asked-back.jsonl")
-    out = work / "answers.jsonl"
+    out = work / ("answers-twice.jsonl" if args.twice else "answers.jsonl")
     done = {r["id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
     chosen = [q for q in questions if args.half == "all" or half[q.id] == args.half][: args.limit or None]
-    with Engine(settings(work), COLLECTION) as engine:
+    with Engine(settings(work, args.twice), COLLECTION) as engine:
         t0 = time.perf_counter()
         folders = [folder]
         if args.twice:  # the same files kept twice, as a person's copy of a folder beside it
-            import shutil
-
             folders.append(shutil.copytree(folder, work / "copy", dirs_exist_ok=True))
         report = engine.index([str(f) for f in folders])
         print(f"index: {len(report.added)} added, {len(report.skipped)} unchanged, {len(report.failed)} failed "
@@ -433,7 +440,7 @@ def cmd_signals(args: argparse.Namespace) -> None:
         path = work / name
         return {key(c): c for c in map(json.loads, path.read_text().splitlines())} if path.exists() else {}
 
-    confidence = records("confidence.jsonl", lambda c: c["id"])
+    confidence = records("confidence.jsonl", lambda c: c["id"])  # the first answer's: not a second reading's
     back = records("asked-back.jsonl", lambda c: (c["id"], c["candidate"]))
     probes = {"words' support": lambda r: r["support"], "check": lambda r: r["verify"],
               "confidence": lambda r: confidence[r["id"]]["confidence"],
@@ -442,13 +449,14 @@ def cmd_signals(args: argparse.Namespace) -> None:
               "lean to answer": lambda r: confidence[r["id"]]["hinted"] - confidence[r["id"]]["abstain"],
               "asked back, cosine": lambda r: back[(r["id"], r["candidate"])]["cosine"],
               "asked back, the model's": lambda r: back[(r["id"], r["candidate"])]["same"]}
+    first_answer_only = ("confidence", "question left out", "question cut to its names", "lean to answer")
     print("| half | signal | checked answers | answerable vs near misses | right vs near misses | right vs wrong |")
     print("|---|---|---:|---:|---:|---:|")
     for half in ("tune", "held"):
         for name, signal in probes.items():
             scored = []
             for r in rows:
-                if r["half"] != half or not checked(r):
+                if r["half"] != half or not checked(r) or (r.get("read", "first") != "first" and name in first_answer_only):
                     continue
                 try:
                     scored.append((r, float(signal(r))))
@@ -512,8 +520,9 @@ def main() -> None:
     fit.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
     ask.add_argument("--confidence", action="store_true", help="record the reader's confidence (WORK/confidence.jsonl)")
     ask.add_argument("--contrast", action="store_true", help="with --confidence: also the answer's log-probability "
-                     "when the question is left out or cut to its names")
-    ask.add_argument("--twice", action="store_true", help="index a copy of the folder beside it too (WORK/copy)")
+                     "with the question left out or cut to its names, and its lean to answer under the abstain hint")
+    ask.add_argument("--twice", action="store_true", help="index a copy of the folder beside it too (WORK/copy, "
+                     "WORK/home-twice; rows in WORK/answers-twice.jsonl)")
     ask.add_argument("--asked-back", action="store_true", help="record each checked answer asked back "
                      "(WORK/asked-back.jsonl; a probe)")
     lines = sub.add_parser("lines")

@@ -123,11 +123,11 @@ class Retriever:
         of that publisher's documents (``meta.source``), BM25 ranked and diversified as before."""
         ranked = self.sparse.bm25(query, pool if not outlet else max(pool, OUTLET_POOL), within=self.within())
         chunks = self.docs.chunks([i for i, _ in ranked])
-        kept = set(distinct([i for i, _ in ranked], chunks))
-        ranked = [(i, s) for i, s in ranked if i in kept]
         if outlet:
             ranked = [(i, s) for i, s in ranked if i in chunks and chunks[i].meta.get("source") == outlet]
-        elif one_document([chunks[i].document_id for i, _ in ranked[:10] if i in chunks]):
+        kept = set(distinct([i for i, _ in ranked], chunks))
+        ranked = [(i, s) for i, s in ranked if i in kept]
+        if not outlet and one_document([chunks[i].document_id for i, _ in ranked[:10]]):
             return self._fused(query, ranked, chunks, k, pool)
         top = ranked[0][1] if ranked and ranked[0][1] > 0 else 1.0  # scores shown relative to the best: 1.0 first
         hits = [Hit(chunks[i], score / top, 0.0, score) for i, score in ranked if i in chunks]
@@ -149,11 +149,11 @@ class Retriever:
             dense = self.vectors.search(qvec, pool, self.source)
         else:
             dense = sorted(self.vectors.similarities(qvec, within).items(), key=lambda x: -x[1])[:pool]
+        chunks = {**chunks, **self.docs.chunks([i for i, _ in dense if i not in chunks])}
         fused: dict[int, float] = {}
-        for ranking in ([i for i, _ in ranked], [i for i, _ in dense]):
+        for ranking in ([i for i, _ in ranked], distinct([i for i, _ in dense], chunks)):
             for rank, i in enumerate(ranking, start=1):
                 fused[i] = fused.get(i, 0.0) + 1.0 / (RRF_K + rank)
-        chunks = {**chunks, **self.docs.chunks([i for i in fused if i not in chunks])}
         bm25, cos = dict(ranked), dict(dense)
         order = distinct(sorted((i for i in fused if i in chunks), key=lambda i: (-fused[i], i)), chunks)[:k]
         top = fused[order[0]] if order else 1.0
@@ -161,17 +161,19 @@ class Retriever:
 
 
 def distinct(ids: list[int], chunks: dict[int, ChunkRow]) -> list[int]:
-    """``ids`` (ranked) without the passages whose text an earlier one already has: a file kept
-    twice (a copy in another folder, "report (1).pdf") or a page's footer repeated on every page
-    is read once, and the passages after it move up. Ids not in ``chunks`` are dropped."""
-    seen: set[str] = set()
+    """``ids`` (ranked) without the passages that repeat an earlier one word for word — the same
+    text, outlet and date (a file kept twice: a copy in another folder, "report (1).pdf") — so the
+    passages after them move up; the same story from two outlets or on two dates stays twice, as
+    questions name outlets and dates (text/headers.py). Ids not in ``chunks`` are dropped."""
+    seen: set[tuple[str, str, str]] = set()
     out = []
     for i in ids:
         if i not in chunks:
             continue
-        text = " ".join(chunks[i].text.split())
-        if text not in seen:
-            seen.add(text)
+        chunk = chunks[i]
+        key = (" ".join(chunk.text.split()), str(chunk.meta.get("source") or ""), str(chunk.meta.get("published_at") or ""))
+        if key not in seen:
+            seen.add(key)
             out.append(i)
     return out
 

@@ -33,6 +33,10 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
 
 
 def test_a_file_kept_twice_is_read_once(tmp_path, models_dir, embedder):
+    """A passage that repeats an earlier-ranked one word for word (a copy of a file in another
+    folder) is read once, in every ranking, and the passages after it move up."""
+    from k2desk.methods.retrieval import Retriever
+
     folder = tmp_path / "docs"
     (folder / "copies").mkdir(parents=True)
     report = "\n\n".join(f"Section {i}. The Brennwald tunnel crew drilled {40 + i} metres of granite this week, "
@@ -45,12 +49,45 @@ def test_a_file_kept_twice_is_read_once(tmp_path, models_dir, embedder):
     with Engine(settings) as engine:
         engine.index([folder])
         retriever = engine.method("evidence").ctx.retriever("text")
-        assert len({c for i, _ in retriever.sparse.bm25("tunnel granite", 100)
-                    for c in [engine.docs.chunks([i])[i].text]}) < len(retriever.sparse.bm25("tunnel granite", 100))
-        for hits in (retriever.evidence_search("tunnel granite", k=10), retriever.search("tunnel granite", k=10)):
-            texts = [" ".join(h.chunk.text.split()) for h in hits]
-            assert len(texts) == len(set(texts))  # each passage once, whichever copy it came from
+        query = "tunnel granite metres drilled"
+        ranked = [i for i, _ in retriever.sparse.bm25(query, 100)]
+        texts = {i: " ".join(c.text.split()) for i, c in engine.docs.chunks(ranked).items()}
+        report_passages = len({texts[i] for i in ranked if texts[i] != texts[ranked[-1]]})
+        assert len(set(texts.values())) < len(ranked)  # BM25 ranks both copies
+        assert [texts[i] for i in ranked].index(texts[ranked[-1]]) >= report_passages * 2  # the council's last
+        k = report_passages + 1  # room for each report passage once and the council's
+        for hits in (retriever.evidence_search(query, k=k), retriever.search(query, k=k)):
+            shown = [" ".join(h.chunk.text.split()) for h in hits]
+            assert len(shown) == len(set(shown)) == k  # each passage once, whichever copy it came from
             assert "council.txt" in {h.chunk.document.rsplit("/", 1)[1] for h in hits}
+        copies = frozenset({d.id for d in engine.docs.list() if "tunnel_report" in d.key})
+        scoped = Retriever(engine.db, engine.embedder, "text", scope=copies)  # one document's passages, twice
+        hits = scoped.evidence_search(query, k=10)  # BM25 and the dense ranking fused
+        shown = [" ".join(h.chunk.text.split()) for h in hits]
+        assert len(shown) == len(set(shown)) == report_passages
+
+
+def test_the_same_story_from_two_outlets_is_kept_for_each(tmp_path, models_dir, embedder):
+    """Word for word the same text from two outlets is not a copy: questions name outlets, so each
+    outlet's passage stays, with or without the outlet asked for."""
+    import json
+
+    body = ("The council discussed parking, school meals and the summer fair. " * 30  # the story's second passage:
+            + "The Brennwald tunnel drill stopped on Monday after water entered the shaft.")  # no outlet in its text
+    corpus = tmp_path / "news.jsonl"
+    corpus.write_text("".join(json.dumps({"title": "Tunnel drill stops", "source": source, "published_at": "2023-05-02",
+                                          "body": body}) + "\n" for source in ("Valley Post", "Harbour Ledger")),
+                      encoding="utf-8")
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
+    with Engine(settings, "news") as engine:
+        engine.index([corpus])
+        retriever = engine.method("evidence").ctx.retriever("text")
+        second = lambda hits: [h for h in hits if "drill" in h.chunk.text and not h.chunk.text.startswith("Title:")]  # noqa: E731
+        hits = second(retriever.evidence_search("tunnel drill", k=10))
+        assert len({h.chunk.text for h in hits}) == 1  # the same words …
+        assert sorted(h.chunk.meta["source"] for h in hits) == ["Harbour Ledger", "Valley Post"]  # … twice
+        hits = second(retriever.evidence_search("tunnel drill", k=10, outlet="Harbour Ledger"))
+        assert [h.chunk.meta["source"] for h in hits] == ["Harbour Ledger"]
 
 
 def test_one_document_rule():
