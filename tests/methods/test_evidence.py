@@ -1,9 +1,20 @@
 """The `evidence` retrieval: for several documents, BM25's first passages as they are, then one passage
 per new article; for one document, BM25 and the dense ranking fused."""
 
+from contextlib import contextmanager
+
 from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.methods.retrieval import one_document
+
+
+@contextmanager
+def indexed(tmp_path, models_dir, path, *collection: str):
+    """An engine over ``path`` indexed (naive profile), and its ``evidence`` method's text retriever."""
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
+    with Engine(settings, *collection) as engine:
+        engine.index([path])
+        yield engine, engine.method("evidence").ctx.retriever("text")
 
 
 def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, embedder):
@@ -14,10 +25,7 @@ def test_after_the_head_each_new_article_gets_a_passage(tmp_path, models_dir, em
     filler = "The council discussed parking, school meals, library hours and the summer fair at length. " * 12
     for name, who in (("b_council.txt", "One member"), ("c_budget.txt", "The treasurer")):
         (folder / name).write_text(filler + who + " asked about the tunnel.", encoding="utf-8")
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
-    with Engine(settings) as engine:
-        engine.index([folder])
-        retriever = engine.method("evidence").ctx.retriever("text")
+    with indexed(tmp_path, models_dir, folder) as (engine, retriever):
         ranked = retriever.sparse.bm25("tunnel", 100)
         assert all(a[1] >= b[1] > 0 for a, b in zip(ranked, ranked[1:]))  # positive scores, best first
         order = [engine.docs.chunks([i])[i].document.rsplit("/", 1)[1] for i, _ in ranked]
@@ -45,10 +53,7 @@ def test_a_file_kept_twice_is_read_once(tmp_path, models_dir, embedder):
     (folder / "copies" / "tunnel_report (1).txt").write_text(report, encoding="utf-8")  # the same file, kept twice
     (folder / "council.txt").write_text("The council asked the tunnel engineer about granite and the schedule. " * 4,
                                         encoding="utf-8")
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
-    with Engine(settings) as engine:
-        engine.index([folder])
-        retriever = engine.method("evidence").ctx.retriever("text")
+    with indexed(tmp_path, models_dir, folder) as (engine, retriever):
         query = "tunnel granite metres drilled"
         ranked = [i for i, _ in retriever.sparse.bm25(query, 100)]
         texts = {i: " ".join(c.text.split()) for i, c in engine.docs.chunks(ranked).items()}
@@ -78,10 +83,7 @@ def test_the_same_story_from_two_outlets_is_kept_for_each(tmp_path, models_dir, 
     corpus.write_text("".join(json.dumps({"title": "Tunnel drill stops", "source": source, "published_at": "2023-05-02",
                                           "body": body}) + "\n" for source in ("Valley Post", "Harbour Ledger")),
                       encoding="utf-8")
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
-    with Engine(settings, "news") as engine:
-        engine.index([corpus])
-        retriever = engine.method("evidence").ctx.retriever("text")
+    with indexed(tmp_path, models_dir, corpus, "news") as (engine, retriever):
         second = lambda hits: [h for h in hits if "drill" in h.chunk.text and not h.chunk.text.startswith("Title:")]  # noqa: E731
         hits = second(retriever.evidence_search("tunnel drill", k=10))
         assert len({h.chunk.text for h in hits}) == 1  # the same words …
@@ -103,10 +105,7 @@ def test_a_question_about_one_document_is_ranked_by_both_signals_without_spreadi
         for i in range(12)), encoding="utf-8")
     (folder / "b_council.txt").write_text("The council discussed parking, school meals and the summer fair. " * 12,
                                           encoding="utf-8")
-    settings = Settings(home=tmp_path / "home", models_dir=models_dir, threads=2, build_profile="naive")
-    with Engine(settings) as engine:
-        engine.index([folder])
-        retriever = engine.method("evidence").ctx.retriever("text")
+    with indexed(tmp_path, models_dir, folder) as (engine, retriever):
         ranked = retriever.sparse.bm25("drill crew progress", 100)
         log_id = engine.docs.get(str(folder.resolve() / "a_tunnel_log.txt")).id
         assert {engine.docs.chunks([i])[i].document_id for i, _ in ranked} == {log_id}
