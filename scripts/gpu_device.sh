@@ -429,7 +429,7 @@ demo() {
     say "  (timed; all of it in $K/demo.log, and \$OUT/demo.log when OUT is set)"
     return 0
   fi
-  [ -f "$K/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ] || die "the 0.5B model is not here yet (k2kit-3-models-0.5b.tar)"
+  [ -f "$K/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ] || die "the 0.5B model is not here yet (k2kit-4-models-0.5b.tar)"
   [ -f "$K/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ] || say "note: no 1.5B model yet: the 0.5B writes the answer and no checker runs"
   wait_build "$wait"
   cd "$REPO"
@@ -488,14 +488,25 @@ bench() {
     say "  poll with status; collect copies $work/bench_gpu.{md,json} and the log into \$OUT"
     return 0
   fi
-  [ -f "$K/installed-shape" ] || die "no llama-cpp-python installed yet: $(installed_line)"
-  [ -f "$K/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ] || die "the 1.5B model is not here yet (k2kit-4-models-1.5b.tar)"
+  if [ ! -f "$K/installed-shape" ] && ! alive "$K/build-builtin.pid" && ! alive "$K/build-dl.pid"; then
+    die "no llama-cpp-python installed and no build running: $(installed_line)"
+  fi
+  [ -f "$K/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ] || die "the 1.5B model is not here yet (k2kit-3-models-1.5b.tar)"
   [ -f "$K/bench/multihop-rag-dev/corpus.jsonl" ] || die "the bench data is not here (k2kit-2-wheels.tar)"
   alive "$K/bench.pid" && die "a bench is running already (pid $(cat "$K/bench.pid")): status"
   cd "$REPO"
   rm -f "$K/bench.rc"
   ln -sfn "$work" "$K/bench-latest"
-  K2DESK_MODELS=$K/models PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 setsid nohup bash -c '"$@"; echo $? > "'"$K"'/bench.rc"' _ \
+  # the job waits for the build itself (a build still running when the 1.5B arrives), so that the
+  # transfers of the 0.5B's parts go on meanwhile
+  K2DESK_MODELS=$K/models PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 setsid nohup bash -c '
+    k=$1; shift
+    while [ ! -f "$k/installed-shape" ]; do
+      if [ -f "$k/build-builtin.failed" ] || [ -f "$k/build-dl.failed" ]; then echo "bench: the build failed"; echo 3 > "$k/bench.rc"; exit 3; fi
+      sleep 2
+    done
+    echo "bench: $(date +%H:%M:%S) the $(cat "$k/installed-shape") build is installed: starting"
+    "$@"; echo $? > "$k/bench.rc"' _ "$K" \
     "$VPY" "${argv[@]}" > "$K/bench.log" 2>&1 < /dev/null &
   echo $! > "$K/bench.pid"
   log "bench: started (pid $!): ${argv[*]}"
@@ -507,10 +518,21 @@ collect() {
   if [ "$DRY" = 1 ]; then say "  would copy progress.log, demo.log, bench.log, bench_gpu.md/.json and the builds' last 300 log lines into ${out:-\$OUT}"; return 0; fi
   [ -n "$out" ] || die "OUT is not set (the device tool sets it): the files are under $K"
   mkdir -p "$out"
-  for f in progress.log demo.log bench.log; do [ -f "$K/$f" ] && cp "$K/$f" "$out/"; done
-  for f in bench_gpu.md bench_gpu.json; do [ -f "$latest/$f" ] && cp "$latest/$f" "$out/"; done
-  for s in dl builtin; do [ -f "$K/build-$s.full.log" ] && tail -n 300 "$K/build-$s.full.log" > "$out/build-$s.tail.log"; done
-  status > "$out/status.txt" 2>&1 || true
+  # at most 8 files come back: the four read first as they are, everything in one tar beside them
+  local all=$K/collected
+  rm -rf "$all"; mkdir -p "$all"
+  for f in progress.log demo.log bench.log; do [ -f "$K/$f" ] && cp "$K/$f" "$all/"; done
+  for s in dl builtin; do [ -f "$K/build-$s.full.log" ] && tail -n 300 "$K/build-$s.full.log" > "$all/build-$s.tail.log"; done
+  if [ -d "$latest/" ]; then  # the table, the doctors' JSON, each eval's run.json, report and rows, its log's tail
+    (cd "$latest" && find . -maxdepth 2 \( -name 'bench_gpu.*' -o -name 'doctor-*.json' -o -name run.json -o -name report.md -o -name results.jsonl \) -print0 \
+      | xargs -0 -r cp --parents -t "$all")
+    for f in "$latest"/eval-*.log; do [ -f "$f" ] && tail -n 200 "$f" > "$all/$(basename "$f" .log).tail.log"; done
+  fi
+  status > "$all/status.txt" 2>&1 || true
+  for f in bench_gpu.md bench_gpu.json; do [ -f "$all/$f" ] && cp "$all/$f" "$out/"; done
+  for f in demo.log status.txt; do [ -f "$all/$f" ] && cp "$all/$f" "$out/"; done
+  find "$latest/" -maxdepth 1 -name 'doctor-*.json' -exec cp -t "$out" {} + 2>/dev/null || true
+  tar -C "$all" -czf "$out/collected.tar.gz" .
   ls -la "$out"
 }
 

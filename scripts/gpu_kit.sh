@@ -16,8 +16,10 @@
 #                            versions) less numpy (in the image), the OCR stack (rapidocr, opencv) and
 #                            the extras (Qt, PostgreSQL, torch/transformers/optimum, pyinstaller); the
 #                            40 MultiHop-RAG dev articles and their sample questions for bench_gpu
-#   k2kit-3-models-0.5b.tar  the MiniLM ONNX embedder and the default 0.5B GGUF (the README demo)
-#   k2kit-4-models-1.5b.tar  the 1.5B GGUF (the demo's reader and checker; bench_gpu's model)
+#   k2kit-3-models-1.5b.tar  the MiniLM ONNX embedder and the 1.5B GGUF (bench_gpu's model; the demo's
+#                            reader and checker): carried before the 0.5B, so that the bench runs
+#                            in the background while the 0.5B's parts travel
+#   k2kit-4-models-0.5b.tar  the default 0.5B GGUF (the README demo's summaries and graph on a GPU)
 #   k2kit-5-cuda-wheels.tar  optional: nvidia-cuda-runtime and nvidia-cublas as setup.sh pins them
 #                            (the image has both already: carry it only where `gpu_device.sh setup`
 #                            says it found no CUDA 13 runtime)
@@ -180,8 +182,8 @@ say "    $n_wheels wheels, $(mb "$(du -cb "$W"/wheels/*.whl | tail -1 | cut -f1)
 
 # -- 3. the models ---------------------------------------------------------------------------------
 say "3/5 models (sizes and sha256 as models/manifest.json has them)"
-M3=$STAGE/models-0.5b/models
-M4=$STAGE/models-1.5b/models
+M3=$STAGE/models-1.5b/models
+M4=$STAGE/models-0.5b/models
 mkdir -p "$M3" "$M4"
 # name -> file or folder, checked against the manifest (a file's sha256 is hashed here unless
 # k2desk's own stamp beside it says it was hashed at this size and mtime)
@@ -223,8 +225,8 @@ mkdir -p "$M3/all-minilm-l6-v2-onnx"
   mkdir -p "$(dirname "$M3/all-minilm-l6-v2-onnx/$f")"
   link "models/all-minilm-l6-v2-onnx/$f" "$M3/all-minilm-l6-v2-onnx/$f"
 done
-link models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf "$M3/"
-link models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf "$M4/"
+link models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf "$M3/"
+link models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf "$M4/"
 
 # -- 4. optional: the CUDA runtime wheels setup.sh pins --------------------------------------------
 if [ "$CUDA_WHEELS" = 1 ]; then
@@ -250,8 +252,8 @@ pack() {  # pack NAME DIR [gzip]
 }
 pack k2kit-1-build.tar.gz "$B" gzip
 pack k2kit-2-wheels.tar "$W"
-pack k2kit-3-models-0.5b.tar "$STAGE/models-0.5b"
-pack k2kit-4-models-1.5b.tar "$STAGE/models-1.5b"
+pack k2kit-3-models-1.5b.tar "$STAGE/models-1.5b"
+pack k2kit-4-models-0.5b.tar "$STAGE/models-0.5b"
 [ "$CUDA_WHEELS" = 1 ] && pack k2kit-5-cuda-wheels.tar "$STAGE/cuda"
 # one pass over the parts: each part's sha256 and each whole tar's (the parts joined in order)
 "$PY" - "$PARTS" "$KIT/SHA256SUMS" <<'PY'
@@ -285,8 +287,8 @@ describe() {
   case $1 in
     k2kit-1-build.tar.gz) echo "llama-cpp-python $LLAMA_VERSION sdist (trimmed; levels: ${built_levels% }) + build tools ($(find "$B/wheels-build" -name '*.whl' | wc -l) wheels)" ;;
     k2kit-2-wheels.tar) echo "$n_wheels run-time wheels (cp312) + the 40 dev articles and queries_sample.jsonl" ;;
-    k2kit-3-models-0.5b.tar) echo "all-minilm-l6-v2-onnx + qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ;;
-    k2kit-4-models-1.5b.tar) echo "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ;;
+    k2kit-3-models-1.5b.tar) echo "all-minilm-l6-v2-onnx + qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ;;
+    k2kit-4-models-0.5b.tar) echo "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" ;;
     k2kit-5-cuda-wheels.tar) echo "OPTIONAL: ${CUDA_PINS[*]} (only where setup finds no CUDA 13 runtime)" ;;
   esac
 }
@@ -294,8 +296,8 @@ after_tar() {  # what the call that completes a tar runs after receive (it assem
   case $1 in
     k2kit-1-build.tar.gz) echo " && bash scripts/gpu_device.sh setup   # starts the CUDA build in the background" ;;
     k2kit-2-wheels.tar) echo " && bash scripts/gpu_device.sh setup   # installs the wheels and k2desk" ;;
-    k2kit-3-models-0.5b.tar) echo " && bash scripts/gpu_device.sh setup && bash scripts/gpu_device.sh status" ;;
-    k2kit-4-models-1.5b.tar) echo " && bash scripts/gpu_device.sh setup && bash scripts/gpu_device.sh demo --wait 420 && bash scripts/gpu_device.sh bench" ;;
+    k2kit-3-models-1.5b.tar) echo " && bash scripts/gpu_device.sh setup && bash scripts/gpu_device.sh bench --deep   # waits for the build in the background" ;;
+    k2kit-4-models-0.5b.tar) echo " && bash scripts/gpu_device.sh setup && bash scripts/gpu_device.sh status   # then, once the bench is done: demo --wait 420" ;;
     k2kit-5-cuda-wheels.tar) echo " && bash scripts/gpu_device.sh setup" ;;
   esac
 }
