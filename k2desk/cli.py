@@ -49,10 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("ask", parents=[common, coll], help="answer a question from a collection")
     s.add_argument("question")
-    s.add_argument("--method", "-m", default="k2rag", choices=METHOD_NAMES)
+    s.add_argument("--method", "-m", default=None, choices=METHOD_NAMES, help="default: k2rag (a thread's own)")
     s.add_argument("--json", action="store_true", help="print one JSON object (answer, sources, trace, timings, llm)")
     s.add_argument("--doc", action="append", metavar="PATH",
                    help="ask about this document alone (repeatable; a folder means the documents under it)")
+    s.add_argument("--thread", metavar="ID|new",
+                   help="a conversation: 'new' starts one, an id continues it (a follow-up is read against its turns)")
+    s.add_argument("--all", action="store_true", help="with --thread: ask the whole collection again (the thread's documents set aside)")
 
     s = sub.add_parser("docs", parents=[common, coll], help="list or remove documents")
     dsub = s.add_subparsers(dest="docs_command", parser_class=_Parser, required=True)

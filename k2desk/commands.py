@@ -8,15 +8,17 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
+from typing import Optional
 
 from rich.console import Console
 
 from k2desk.config import Settings
 from k2desk.console import err, progress_bars
 from k2desk.engine import Engine
-from k2desk.errors import K2Error
+from k2desk.errors import K2Error, UsageError
 from k2desk.ingest.document import reading_note
 from k2desk.progress import CancelToken
+from k2desk.types import Answer
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
@@ -44,6 +46,18 @@ def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _thread_arg(value: Optional[str]) -> Optional[int]:
+    """--thread: None (no conversation), 0 ('new'), or a conversation's id."""
+    if value is None:
+        return None
+    if value.strip().lower() == "new":
+        return 0
+    try:
+        return int(value)
+    except ValueError:
+        raise UsageError(f"--thread takes 'new' or a conversation's number, not {value!r}") from None
+
+
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     streaming = not args.json and sys.stdout.isatty()
     streamed: list[str] = []
@@ -52,13 +66,32 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         streamed.append(token)
         print(token, end="", flush=True)
 
+    thread = _thread_arg(getattr(args, "thread", None))
+    documents = [str(d) for d in args.doc or []]
+    if getattr(args, "all", False) and thread is None:
+        raise UsageError("--all widens a conversation (--thread ID) to the whole collection")
     with Engine(settings, args.collection) as engine:
-        answer = engine.ask(args.question, method=args.method, on_token=on_token if streaming else None,
-                            remember=True, documents=[str(d) for d in args.doc or []])
+        if thread is None:
+            answer = engine.ask(args.question, method=args.method or "k2rag", on_token=on_token if streaming else None,
+                                remember=True, documents=documents)
+        else:
+            answer = engine.converse(args.question, thread=thread or None, method=args.method,
+                                     documents=[] if args.all else (documents or None),
+                                     on_token=on_token if streaming else None)
     if args.json:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
-    if streaming and "".join(streamed).strip() == answer.answer.strip():
+    print_answer(answer, streamed if streaming else [])
+    if thread is not None:
+        err.print(f"conversation {answer.conversation.get('thread')}: continue it with --thread "
+                  f"{answer.conversation.get('thread')}", highlight=False)
+    return 0
+
+
+def print_answer(answer: Answer, streamed: list[str]) -> None:
+    """An answer on the terminal after it streamed (or not): the answer, its caution or why it was
+    declined, what it was understood as, its documents and sources, its cost."""
+    if streamed and "".join(streamed).strip() == answer.answer.strip():
         print()
     else:  # not streamed, or the answer is not what streamed (declined, or a second answer)
         print(("\n" if streamed else "") + answer.answer)
@@ -66,6 +99,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print(answer.caution)
     if answer.reason:
         print(f"Why: {answer.reason}.")
+    if answer.understood_as:
+        print(f"Understood as: {answer.understood_as}")
     if answer.coverage_note:
         print(answer.coverage_note)
     if answer.scope:
@@ -76,8 +111,7 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         page = f"{s.where()}, " if s.where() else ""
         print(f"  [{i}] {s.document} ({page}chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
     t = answer.timings.get("total", 0.0)
-    print(f"\n{args.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")
-    return 0
+    print(f"\n{answer.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")
 
 
 def _reading(meta: dict) -> dict:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
+from k2desk.conversation import Turn, turns_from_history, understand
+from k2desk.conversation.understand import MESSAGE_MAX
 from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
@@ -32,6 +34,7 @@ from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.store.graph import GraphSource, GraphStore
 from k2desk.store.history import HistoryStore
 from k2desk.store.sparse import SparseIndex
+from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
 
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
@@ -132,6 +135,7 @@ class Engine:
         self.db = open_database(self.address)
         self.docs = DocumentStore(self.db)
         self.history = HistoryStore(self.db)
+        self.threads = ThreadStore(self.db)
         self.indexer = Indexer(self.db, self._stages(), ocr=lambda: shared_ocr(settings),
                                ocr_cache=OcrCache(settings.home / "cache" / "ocr"))
 
@@ -344,6 +348,54 @@ class Engine:
             result.trace["coverage"] = {"note": note, **{k: list(v) for k, v in coverage.items()}}
         if remember:
             self.history.add(result)
+        return result
+
+    def converse(self, message: str, thread: Optional[int] = None, turns: Optional[Sequence[Turn]] = None,
+                 method: Optional[str] = None, documents: Optional[Sequence[str | Path]] = None,
+                 progress: Optional[Progress] = None, cancel: Optional[CancelToken] = None,
+                 on_token: Optional[Callable[[str], None]] = None, remember: bool = True) -> Answer:
+        """One message of a conversation. The earlier turns come from ``thread`` (a stored
+        conversation's id) or as plain data in ``turns`` (a request carrying its own history);
+        neither: a new conversation. The message is read against them (conversation.understand)
+        and the standalone question is answered by the unchanged method. A stored thread keeps its
+        method and documents unless others are given. ``remember`` stores the turn (and a new
+        thread for it); the answer's trace holds 'conversation' (message, standalone, how, thread)."""
+        message = (message or "").strip()
+        if not message:
+            raise UsageError("the message is empty")
+        if len(message) > MESSAGE_MAX:
+            raise UsageError(f"the message is {len(message):,} characters long; a question is read up to "
+                             f"{MESSAGE_MAX:,}: ask it in fewer words")
+        stored = None
+        if thread is not None:
+            stored = self.threads.get(thread)
+            if stored is None:
+                raise UsageError(f"no conversation {thread} in collection {self.collection!r} "
+                                 "(`k2desk chat` lists them with /threads)")
+            turns = turns_from_history(self.history.turns(thread))
+            method = method or stored.method
+            if documents is None and stored.scope:
+                gone = [k for k in stored.scope if not self.keys_for(k)]
+                if gone:
+                    raise UsageError(f"this conversation asks about {len(gone)} document(s) no longer in collection "
+                                     f"{self.collection!r} ({gone[0]}); ask about the whole collection (/all, --all) "
+                                     "or choose others (/doc, --doc)")
+                documents = stored.scope
+        method = method or "k2rag"
+        understanding = understand(message, list(turns or []), llm=lambda: shared_llm(self.settings, "reader"))
+        result = self.ask(understanding.standalone, method, progress, cancel, on_token, remember=False,
+                          documents=list(documents or []))
+        result.llm.add(understanding.usage)
+        result.timings["understand"] = understanding.seconds
+        result.timings["total"] = result.timings.get("total", 0.0) + understanding.seconds
+        result.trace["conversation"] = understanding.to_trace()
+        if remember:
+            if thread is None:
+                thread = self.threads.create(message, method, result.scope)
+            else:
+                self.threads.update(thread, method=method, scope=result.scope)
+            self.history.add(result, thread_id=thread, message=message)
+            result.trace["conversation"]["thread"] = thread
         return result
 
     def close(self) -> None:

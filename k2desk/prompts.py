@@ -217,3 +217,26 @@ MINDMAP_EXPLORE_HINT = (
     " Then, in \"explore\", name the neighbouring entities (the other ends of the relations above) "
     "that could help to answer the main question, or none."
 )
+
+# -- Conversations (k2desk.conversation): a follow-up made a standalone question -------------------
+# Asked only when the follow-up leaves a reference open (a pronoun, "that report", a left-out
+# subject); the examples are invented, about nothing any collection holds. {conversation}: the
+# last turns as "Question: … / Answer: … / Sources: …" lines; {message}: the follow-up.
+CONDENSE_PROMPT = (
+    "Rewrite the follow-up question so that it can be understood without the conversation: replace "
+    "each pronoun (it, its, he, she, they, their, there), each \"that …\" or \"this …\" and each "
+    "left-out subject with the name it stands for in the conversation. Keep the follow-up's own "
+    "words otherwise. If the follow-up is complete already, repeat it unchanged. Write only the "
+    "rewritten question, on one line."
+)
+CONDENSE_EXAMPLES = (
+    ("Question: Who painted the mural in the Varnholt station?\nAnswer: Ilse Marquardt\n\n"
+     "Follow-up: Where did she study?", "Where did Ilse Marquardt study?"),
+    ("Question: Who chairs the Elmbrook parish council?\nAnswer: Ruth Okafor\n\n"
+     "Follow-up: And its secretary?", "Who is the secretary of the Elmbrook parish council?"),
+    ("Question: When was the Brask Canal opened?\nAnswer: 1911\n\n"
+     "Follow-up: And how long is it?", "How long is the Brask Canal?"),
+    ("Question: How many members does the Tolland rowing club have?\nAnswer: 240\n\n"
+     "Follow-up: What about the chess club?", "How many members does the Tolland chess club have?"),
+)
+CONDENSE_REQUEST = "{conversation}\n\nFollow-up: {message}"

@@ -110,9 +110,25 @@ class Answer:
             return "declined"
         return "cautioned" if self.caution else "answered"
 
+    @property
+    def conversation(self) -> dict[str, Any]:
+        """How a message of a conversation was understood ({} for a question asked alone):
+        message, standalone, how, thread."""
+        conv = self.trace.get("conversation") if isinstance(self.trace, dict) else None
+        return conv if isinstance(conv, dict) else {}
+
+    @property
+    def understood_as(self) -> str:
+        """The standalone question a follow-up was read as ("" when it was answered as typed)."""
+        conv = self.conversation
+        return str(conv.get("standalone") or "") if conv and conv.get("standalone") != conv.get("message") else ""
+
     def to_json(self) -> dict[str, Any]:
         """The ``ask --json`` contract (README, "Using it")."""
+        conv = self.conversation
         return {
+            **({"thread": conv.get("thread"), "message": conv.get("message"), "understood_as": self.question}
+               if conv else {}),
             "question": self.question,
             "method": self.method,
             "answer": self.answer,

@@ -48,9 +48,10 @@ TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("relation_mentions", ("relation_id", "chunk_id")),
     ("hypernodes", ("id",)),
     ("hypernode_links", ("hypernode_id", "entity_id")),
+    ("threads", ("id",)),
     ("history", ("id",)),
 )
-IDENTITIES = ("documents", "chunks", "entities", "relations", "history")  # ids a new row takes from a sequence
+IDENTITIES = ("documents", "chunks", "entities", "relations", "threads", "history")  # ids a new row takes from a sequence
 NOT_COPIED_META = ("uid",)
 NOT_COPIED_META_PREFIXES = ("generation:", "vector_log_floor:")
 PAGE = 1000  # rows read per statement

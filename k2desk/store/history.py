@@ -23,30 +23,47 @@ class HistoryEntry:
     llm: dict[str, int] = field(default_factory=dict)
     note: str = ""
     scope: list[str] = field(default_factory=list)  # the documents it was asked about ([]: the collection)
+    thread_id: Optional[int] = None  # the conversation it is a turn of (None: asked alone)
+    message: str = ""  # the person's own words where they differ from ``question`` (the standalone question)
+
+    @property
+    def asked(self) -> str:
+        """What the person typed."""
+        return self.message or self.question
 
 
-_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note, scope"
+_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note, scope, thread_id, message"
 
 
 def _entry(row: tuple) -> HistoryEntry:
     return HistoryEntry(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "[]"), row[6],
-                        json.loads(row[7] or "{}"), row[8], json.loads(row[9] or "[]"))
+                        json.loads(row[7] or "{}"), row[8], json.loads(row[9] or "[]"),
+                        None if row[10] is None else int(row[10]), row[11] or "")
 
 
 class HistoryStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def add(self, answer: Answer, asked_at: Optional[float] = None) -> int:
+    def add(self, answer: Answer, asked_at: Optional[float] = None, thread_id: Optional[int] = None,
+            message: str = "") -> int:
+        """Keep ``answer``; ``thread_id`` makes it the next turn of that conversation, ``message``
+        the words the person typed when ``answer.question`` is the standalone form of them."""
         sources = [{**s.to_json(), "title": s.title} for s in answer.sources]
         seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
+        message = "" if message.strip() == answer.question.strip() else message.strip()
         with self.db.transaction():
-            row = self.db.one(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            row = self.db.one(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                               (asked_at or time.time(), answer.question, answer.method, answer.answer,
                                json.dumps(sources, ensure_ascii=False), float(seconds),
                                json.dumps(answer.llm.to_json()), answer.coverage_note,
-                               json.dumps(answer.scope, ensure_ascii=False)))
+                               json.dumps(answer.scope, ensure_ascii=False), thread_id, message))
             return int(row[0])
+
+    def turns(self, thread_id: int) -> list[HistoryEntry]:
+        """A conversation's turns, first first."""
+        return [_entry(r) for r in self.db.all(f"SELECT {_COLS} FROM history WHERE thread_id = ? ORDER BY id",
+                                               (thread_id,))]
 
     def list(self, limit: int = 10_000) -> list[HistoryEntry]:
         """Newest first."""
@@ -63,6 +80,9 @@ class HistoryStore:
             return self.db.changes() > 0
 
     def clear(self) -> int:
+        """Every question and every conversation."""
         with self.db.transaction():
             self.db.execute("DELETE FROM history")
-            return self.db.changes()
+            n = self.db.changes()
+            self.db.execute("DELETE FROM threads")
+            return n

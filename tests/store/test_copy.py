@@ -44,6 +44,9 @@ def indexed(tmp_path_factory, models_dir) -> Path:
         chunk = engine.docs.chunks_of(done.id, "text", "vec")[0]
         for question in ("Who keeps the lighthouse?", "How many members?"):
             engine.history.add(Answer(question, "hybrid", "Nobody knows.", [chunk.as_source(0.5)], {}, {"total": 1.5}))
+        thread = engine.threads.create("Who keeps it?", "hybrid")  # a conversation of one turn
+        engine.history.add(Answer("Who keeps the lighthouse?", "hybrid", "Nobody knows.", [chunk.as_source(0.5)], {},
+                                  {"total": 1.0}), thread_id=thread, message="Who keeps it?")
         path = engine.address
     return path
 

@@ -1,0 +1,185 @@
+"""A message read against the conversation before it: the standalone question a method answers.
+
+Rules first, the model only where a reference is left open:
+
+1. A first message, or one that leaves nothing open, is the question as it stands (no cost but
+   spaCy's parse).
+2. A message that leaves a reference open (``references.open_references``: a third-person
+   pronoun, "that report", "there", "the second one", a fragment with no verb) is rewritten by the
+   loaded LLM from the last turns (prompts.CONDENSE_PROMPT), one short line under a length bound.
+3. A rewrite is kept when it keeps most of the message's content words and resolves what was
+   open; otherwise, or with no model, the rules put the antecedent in the pronoun's place (the
+   last answer's person for "she", the last question's named thing for "it").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from k2desk import prompts
+from k2desk.conversation.references import antecedents, content_words, open_references, parse
+from k2desk.conversation.turns import Turn
+from k2desk.types import LLMUsage
+
+CONTEXT_TURNS = 3  # the last turns the model reads (Open WebUI and Khoj read the last six messages)
+ANSWER_CHARS = 300  # of each earlier answer shown to the model
+MAX_TOKENS = 64  # the rewrite's length bound
+KEEP_SHARE = 0.6  # of the message's content words a rewrite must keep
+MESSAGE_MAX = 4000  # characters of a message read (a longer one is cut, and said so by the caller)
+
+
+@dataclass
+class Understanding:
+    message: str
+    standalone: str
+    how: str  # "first" (no conversation yet), "unchanged" (nothing left open), "llm", "rules"
+    open: list[str] = field(default_factory=list)  # the references the message left open
+    seconds: float = 0.0
+    rejected: str = ""  # a rewrite of the model that was not kept, with why
+    usage: LLMUsage = field(default_factory=LLMUsage)
+
+    @property
+    def changed(self) -> bool:
+        return self.standalone != self.message
+
+    def to_trace(self) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if k not in ("usage",) and v not in ("", [])}
+        out["seconds"] = round(self.seconds, 3)
+        return out
+
+
+def _conversation(turns: Sequence[Turn]) -> str:
+    lines = []
+    for t in turns[-CONTEXT_TURNS:]:
+        lines.append(f"Question: {t.question}")
+        if t.answer:
+            answer = " ".join(t.answer.split())
+            lines.append(f"Answer: {answer[:ANSWER_CHARS]}{'…' if len(answer) > ANSWER_CHARS else ''}")
+        if t.sources:
+            lines.append("Sources: " + "; ".join(t.sources[:2]))
+    return "\n".join(lines)
+
+
+def _messages(message: str, turns: Sequence[Turn]) -> list[dict[str, str]]:
+    msgs = [{"role": "system", "content": prompts.CONDENSE_PROMPT}]
+    for request, reply in prompts.CONDENSE_EXAMPLES:
+        msgs += [{"role": "user", "content": request}, {"role": "assistant", "content": reply}]
+    msgs.append({"role": "user", "content": prompts.CONDENSE_REQUEST.format(conversation=_conversation(turns),
+                                                                            message=message)})
+    return msgs
+
+
+_LABEL = re.compile(r"^\s*(rewritten( question)?|question|follow-up|standalone( question)?)\s*:\s*", re.I)
+
+
+def _clean(text: str) -> str:
+    line = next((ln for ln in text.strip().splitlines() if ln.strip()), "")
+    line = _LABEL.sub("", line).strip().strip('"“”').strip()
+    return line
+
+
+def _same(a: str, b: str) -> bool:
+    norm = lambda s: re.sub(r"[^\w]+", " ", s.lower()).strip()  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def check_rewrite(message_doc, rewrite: str, nlp) -> str:
+    """Why a rewrite is not kept ("" when it is): it drops the message's content words, or it
+    leaves the same references open."""
+    if not rewrite:
+        return "empty"
+    if len(rewrite) > 3 * len(message_doc.text) + 200:
+        return "too long"
+    if rewrite.count("?") > max(1, message_doc.text.count("?")):
+        return "more than one question"
+    doc = parse(nlp, rewrite)
+    keep = content_words(message_doc)
+    kept = keep & (content_words(doc) | {t.lower_ for t in doc})
+    if keep and len(kept) < math.ceil(KEEP_SHARE * len(keep)):
+        return f"drops {', '.join(sorted(keep - kept))}"
+    still = [r for r in open_references(doc) if r in open_references(message_doc)]
+    if still:
+        return f"leaves {', '.join(still)} open"
+    return ""
+
+
+def _ends_like(message: str, rewrite: str) -> str:
+    if message.rstrip().endswith("?") and not rewrite.endswith("?"):
+        return rewrite.rstrip(".!") + "?"
+    return rewrite
+
+
+def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[[], Any]] = None,
+               nlp: Optional[Any] = None) -> Understanding:
+    """The standalone question ``message`` stands for after ``turns`` (first first). ``llm`` gives
+    the loaded model (called only when a reference is left open); ``nlp`` spaCy's pipeline."""
+    t0 = time.perf_counter()
+    message = " ".join((message or "").split())[:MESSAGE_MAX]
+    if not turns:
+        return Understanding(message, message, "first", seconds=time.perf_counter() - t0)
+    if nlp is None:
+        from k2desk.graph.nlp import load_pipeline
+
+        nlp = load_pipeline()
+    doc = parse(nlp, message)
+    refs = open_references(doc)
+    if not refs:
+        return Understanding(message, message, "unchanged", seconds=time.perf_counter() - t0)
+    result = Understanding(message, message, "rules", refs)
+    if llm is not None:
+        model = llm()
+        reply = model.chat(_messages(message, turns), max_tokens=MAX_TOKENS, temperature=0.0, stop=["\n"],
+                           usage=result.usage)
+        rewrite = _clean(reply.text)
+        if rewrite and _same(rewrite, message):
+            result.standalone, result.how = message, "llm"
+            result.seconds = time.perf_counter() - t0
+            return result
+        why = check_rewrite(doc, rewrite, nlp)
+        if not why:
+            result.standalone, result.how = _ends_like(message, rewrite), "llm"
+            result.seconds = time.perf_counter() - t0
+            return result
+        result.rejected = f"{rewrite!r}: {why}"
+    result.standalone = substitute(doc, antecedents(turns, nlp)) or message
+    result.seconds = time.perf_counter() - t0
+    return result
+
+
+def substitute(doc, ante: dict[str, str]) -> str:
+    """The rules' rewrite: each open pronoun replaced by its antecedent ("its" -> "X's"), "there"
+    by "in X", "that report" by "the report (X)"; a fragment gets the last question's subject."""
+    from k2desk.conversation.references import kind_of
+
+    person, thing = ante.get("person", ""), ante.get("thing", "")
+    place = ante.get("place", "") or thing
+    words: list[str] = []
+    tail = ""
+    for t in doc:
+        kind = kind_of(t)
+        text = t.text
+        if t.i == 0 and t.pos_ == "CCONJ":  # "And who is its treasurer?"
+            continue
+        if kind in ("person", "person_poss", "thing", "thing_poss"):
+            ant = person if kind.startswith("person") else thing
+            ant = ant or thing or person
+            if ant:
+                text = f"{ant}'s" if kind.endswith("_poss") else ant
+        elif kind == "place" and place:
+            text = f"in {place}"
+        elif kind == "demonstrative" and thing:
+            text, tail = "the", f" ({thing})"
+        words.append(text + t.whitespace_)
+    out = "".join(words).strip()
+    if not out:
+        return ""
+    if not any(t.pos_ in ("VERB", "AUX") for t in doc) and (thing or person):  # a fragment: "And the treasurer?"
+        tail = f" ({thing or person})"
+    if tail:
+        end = "?" if out.endswith("?") else ""
+        out = out.rstrip("?").rstrip() + tail + end
+    return out[0].upper() + out[1:]
