@@ -238,5 +238,8 @@ CONDENSE_EXAMPLES = (
      "Follow-up: And how long is it?", "How long is the Brask Canal?"),
     ("Question: How many members does the Tolland rowing club have?\nAnswer: 240\n\n"
      "Follow-up: What about the chess club?", "How many members does the Tolland chess club have?"),
+    ("Question: Which corpus does the paper on Frisian spelling correction use?\nAnswer: the Halbertsma corpus\n\n"
+     "Follow-up: Which optimizer do they train with?",
+     "Which optimizer does the paper on Frisian spelling correction train with?"),
 )
 CONDENSE_REQUEST = "{conversation}\n\nFollow-up: {message}"

@@ -76,8 +76,8 @@ def _thing_of(doc) -> str:
     for e in doc.ents:
         if e.label_ not in NOT_THINGS:
             return e.text
-    for chunk in doc.noun_chunks:
-        if chunk.root.pos_ in ("NOUN", "PROPN") and chunk.root.tag_ not in ("WP", "WDT"):
+    for chunk in doc.noun_chunks:  # not what the question asks for ("what date", "which team")
+        if chunk.root.pos_ in ("NOUN", "PROPN") and not any(t.tag_ in ("WP", "WDT", "WP$") for t in chunk):
             return chunk.text
     return ""
 

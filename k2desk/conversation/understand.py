@@ -28,7 +28,7 @@ from k2desk.types import LLMUsage
 CONTEXT_TURNS = 3  # the last turns the model reads (Open WebUI and Khoj read the last six messages)
 ANSWER_CHARS = 300  # of each earlier answer shown to the model
 MAX_TOKENS = 64  # the rewrite's length bound
-KEEP_SHARE = 0.6  # of the message's content words a rewrite must keep
+KEEP_SHARE = 0.5  # of the message's content words a rewrite must keep
 MESSAGE_MAX = 4000  # characters of a message read (a longer one is cut, and said so by the caller)
 
 
@@ -82,6 +82,17 @@ def _clean(text: str) -> str:
     return line
 
 
+def _in_references(doc) -> set[str]:
+    """The content words inside the message's open demonstratives ("beer" of "that beer")."""
+    from k2desk.conversation.references import kind_of
+
+    out: set[str] = set()
+    for t in doc:
+        if kind_of(t) == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i:
+            out |= {w.lemma_.lower() for w in doc[t.i + 1:t.head.i + 1]}
+    return out
+
+
 def _same(a: str, b: str) -> bool:
     norm = lambda s: re.sub(r"[^\w]+", " ", s.lower()).strip()  # noqa: E731
     return norm(a) == norm(b)
@@ -97,7 +108,7 @@ def check_rewrite(message_doc, rewrite: str, nlp) -> str:
     if rewrite.count("?") > max(1, message_doc.text.count("?")):
         return "more than one question"
     doc = parse(nlp, rewrite)
-    keep = content_words(message_doc)
+    keep = content_words(message_doc) - _in_references(message_doc)  # "that beer" may become its name
     kept = keep & (content_words(doc) | {t.lower_ for t in doc})
     if keep and len(kept) < math.ceil(KEEP_SHARE * len(keep)):
         return f"drops {', '.join(sorted(keep - kept))}"
@@ -105,6 +116,21 @@ def check_rewrite(message_doc, rewrite: str, nlp) -> str:
     if still:
         return f"leaves {', '.join(still)} open"
     return ""
+
+
+def _maybe_expletive(doc) -> bool:
+    """Whether every open reference may be an "it" that stands for nothing ("Is it true that …",
+    "How long does it take to …"): the model's leaving the message unchanged is then kept."""
+    from k2desk.conversation.references import kind_of
+
+    kinds = [(kind_of(t), t) for t in doc if kind_of(t)]
+    return bool(kinds) and all(k == "thing" and t.lower_ == "it" and t.dep_ in ("nsubj", "expl") for k, t in kinds)
+
+
+def _names_itself(doc) -> bool:
+    """The message names something itself (a proper noun), which its "its" or "there" may point
+    back to ("… the first Grand Theft Auto VI trailer get in its first 22 hours?")."""
+    return any(t.pos_ == "PROPN" for t in doc)
 
 
 def _ends_like(message: str, rewrite: str) -> str:
@@ -135,8 +161,8 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
         reply = model.chat(_messages(message, turns), max_tokens=MAX_TOKENS, temperature=0.0, stop=["\n"],
                            usage=result.usage)
         rewrite = _clean(reply.text)
-        if rewrite and _same(rewrite, message):
-            result.standalone, result.how = message, "llm"
+        if rewrite and _same(rewrite, message) and (_maybe_expletive(doc) or _names_itself(doc)):
+            result.standalone, result.how = message, "llm"  # "Is it true that …": nothing to resolve
             result.seconds = time.perf_counter() - t0
             return result
         why = check_rewrite(doc, rewrite, nlp)
@@ -172,7 +198,10 @@ def substitute(doc, ante: dict[str, str]) -> str:
         elif kind == "place" and place:
             text = f"in {place}"
         elif kind == "demonstrative" and thing:
-            text, tail = "the", f" ({thing})"
+            if t.pos_ == "DET":  # "that report" -> "the report (X)"
+                text, tail = "the", f" ({thing})"
+            else:  # "How much of that …" -> "How much of X …"
+                text = thing
         words.append(text + t.whitespace_)
     out = "".join(words).strip()
     if not out:
