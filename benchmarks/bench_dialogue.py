@@ -120,7 +120,7 @@ def cmd_rewrite(args: argparse.Namespace) -> None:
                 u = understand(t["message"], turns, llm=llm, nlp=nlp)
                 row = {"key": key, "id": d["id"], "turn": n, "collection": d["collection"], "kind": t["kind"],
                        "how": u.how, "standalone": u.standalone, "seconds": round(u.seconds, 3),
-                       "unchanged": u.standalone == t["message"], "equivalent": equivalent(u.standalone, t["standalone"], t["message"], nlp),
+                       "unchanged": u.standalone == t["message"], "equivalent": equivalent(u.standalone, t["standalone"], t["message"], nlp),  # noqa: E501
                        "llm_tokens": u.usage.prompt_tokens + u.usage.completion_tokens,
                        **({"rejected": u.rejected} if u.rejected else {})}
                 _append(out, row)
@@ -167,7 +167,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                 engine = Engine(settings, f"dlg-{name}")
                 t0 = time.perf_counter()
                 report = engine.index([_folder(name, args.work)])
-                print(f"{name}: indexed ({report.added} added) in {time.perf_counter() - t0:.1f} s", flush=True)
+                print(f"{name}: indexed ({len(report.added)} added) in {time.perf_counter() - t0:.1f} s", flush=True)
                 engines[name] = engine
             engine = engines[name]
             turns: list[Turn] = []

@@ -57,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a conversation: 'new' starts one, an id continues it (a follow-up is read against its turns)")
     s.add_argument("--all", action="store_true", help="with --thread: ask the whole collection again (the thread's documents set aside)")
 
+    s = sub.add_parser("chat", parents=[common, coll], help="a conversation with a collection (follow-up questions understood)")
+    s.add_argument("--method", "-m", default=None, choices=METHOD_NAMES, help="default: k2rag (a continued thread's own)")
+    s.add_argument("--doc", action="append", metavar="PATH", help="ask about this document alone (repeatable)")
+    s.add_argument("--thread", type=int, metavar="ID", help="continue this conversation (/threads lists them)")
+
     s = sub.add_parser("docs", parents=[common, coll], help="list or remove documents")
     dsub = s.add_subparsers(dest="docs_command", parser_class=_Parser, required=True)
     d = dsub.add_parser("list", parents=[common, coll])

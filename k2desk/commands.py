@@ -88,6 +88,16 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.chat import run_chat
+
+    with Engine(settings, args.collection) as engine:
+        documents = [str(d) for d in args.doc or []]
+        if documents:
+            engine.scope(documents)  # a path that names no document: one line, before the first question
+        return run_chat(engine, args.method, documents, args.thread)
+
+
 def print_answer(answer: Answer, streamed: list[str]) -> None:
     """An answer on the terminal after it streamed (or not): the answer, its caution or why it was
     declined, what it was understood as, its documents and sources, its cost."""

@@ -49,8 +49,9 @@ def open_references(doc) -> list[str]:
             continue
         if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i:
             out.append(doc[t.i:t.head.i + 1].text)
-        elif kind == "one":
-            out.append(doc[t.left_edge.i:t.i + 1].text)
+        elif kind == "one":  # "the second one": from its determiner
+            start = min([c.i for c in t.children if c.dep_ in ("det", "amod") and c.i < t.i] or [t.i])
+            out.append(doc[start:t.i + 1].text)
         else:
             out.append(t.text)
     if is_fragment(doc):

@@ -1,0 +1,99 @@
+"""A follow-up read against the turns before it: what it leaves open (spaCy), the model asked only
+then (recorded replies of the 1.5B reader), its rewrite kept or refused, the rules otherwise."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from k2desk.conversation import Turn, understand
+from k2desk.conversation.references import open_references
+from k2desk.conversation.understand import check_rewrite
+from k2desk.graph.nlp import load_pipeline
+
+REPLIES = Path(__file__).resolve().parents[1] / "fixtures" / "replies" / "conversation.json"
+RECORD = os.environ.get("K2DESK_RECORD") == "1"
+LEADS = Turn("Who leads the Lindenfeld Solar Cooperative?", answer="Henrike Albers", sources=("solar-cooperative.md",))
+OPENED = Turn("When did the Hohenstein observatory open?", answer="1959")
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_pipeline()
+
+
+def no_model():
+    raise AssertionError("the model was asked where nothing is open")
+
+
+@pytest.mark.parametrize("message, refs", [
+    ("And who is its treasurer?", ["its"]),
+    ("Where was she born?", ["she"]),
+    ("What else does that report say?", ["that report"]),
+    ("Is there a cafe there?", ["there"]),  # the existential "there" is not a reference
+    ("And the treasurer?", ["ellipsis"]),
+    ("What about in 2019?", ["ellipsis"]),
+    ("And the second one?", ["the second one", "ellipsis"]),
+    ("Who founded the company that salvaged the wreck?", []),  # a relative "that" is not a demonstrative
+    ("When did the Hohenstein observatory open?", []),
+    ("Where did I put my notes?", []),  # first and second person refer to the asker
+])
+def test_what_a_message_leaves_open(nlp, message, refs):
+    assert open_references(nlp(message)) == refs
+
+
+def test_a_first_message_and_a_complete_one_cost_no_model_call(nlp):
+    first = understand("Who leads the Lindenfeld Solar Cooperative?", [], llm=no_model, nlp=nlp)
+    assert (first.standalone, first.how) == ("Who leads the Lindenfeld Solar Cooperative?", "first")
+    complete = understand("How long does the ferry crossing take?", [LEADS], llm=no_model, nlp=nlp)
+    assert (complete.standalone, complete.how, complete.open) == ("How long does the ferry crossing take?", "unchanged", [])
+    assert complete.usage.calls == 0
+
+
+def test_without_a_model_the_rules_put_the_antecedent_in_place(nlp):
+    its = understand("And who is its treasurer?", [LEADS], nlp=nlp)
+    assert (its.standalone, its.how) == ("Who is the Lindenfeld Solar Cooperative's treasurer?", "rules")
+    she = understand("Where was she born?", [LEADS], nlp=nlp)
+    assert she.standalone == "Where was Henrike Albers born?"
+    telescope = understand("What is its main telescope?", [OPENED], nlp=nlp)
+    assert telescope.standalone == "What is the Hohenstein observatory's main telescope?"
+
+
+@pytest.mark.parametrize("rewrite, why", [
+    ("", "empty"),
+    ("Who leads the Lindenfeld Solar Cooperative? And who is the treasurer?", "more than one question"),
+    ("Who leads the Lindenfeld Solar Cooperative?", "drops treasurer"),
+    ("And who is its treasurer?", "leaves its open"),
+    ("Who is the treasurer of the Lindenfeld Solar Cooperative?", ""),
+])
+def test_a_rewrite_is_kept_only_when_it_keeps_the_words_and_closes_the_reference(nlp, rewrite, why):
+    assert check_rewrite(nlp("And who is its treasurer?"), rewrite, nlp) == why
+
+
+@pytest.fixture(scope="module")
+def reader(model_store):
+    from k2desk.errors import ModelError
+    from k2desk.runtime.llm import LLM
+    from k2desk.runtime.replay import ReplayLLM
+    from tests.conftest import missing_model
+
+    try:
+        path = model_store.resolve_llm("qwen2.5-coder-1.5b")
+    except ModelError as exc:
+        missing_model(str(exc))
+    real = LLM(path, n_ctx=4096, threads=2, seed=0)  # its tokenizer renders the prompts as when recorded
+    yield ReplayLLM(real, REPLIES, record=RECORD)
+    real.close()
+
+
+@pytest.mark.parametrize("turns, message, standalone", [
+    ([LEADS], "And who is its treasurer?", "Who is the treasurer of the Lindenfeld Solar Cooperative?"),
+    ([OPENED], "What is its main telescope?", "What is the main telescope of the Hohenstein observatory?"),
+    ([LEADS], "And the treasurer?", "Who is the treasurer of the Lindenfeld Solar Cooperative?"),
+    ([Turn("Which company salvaged the wreck of the Aurora?", answer="Nordsee Bergung")], "Who founded it?",
+     "Who founded Nordsee Bergung?"),
+])
+def test_the_model_rewrites_an_open_follow_up(nlp, reader, turns, message, standalone):
+    u = understand(message, turns, llm=lambda: reader, nlp=nlp)
+    assert (u.standalone, u.how, u.rejected) == (standalone, "llm", "")
+    assert u.usage.calls == 1 and u.usage.completion_tokens > 0

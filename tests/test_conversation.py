@@ -1,0 +1,65 @@
+"""Conversations on the README's sample documents with the default settings and models (issue 54):
+each follow-up answered as its standalone form is, the thread keeping its documents, a request's
+own history read as a stored thread is, and a thread whose documents were removed refused in one
+line."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from k2desk.config import Settings
+from k2desk.conversation import Turn
+from k2desk.engine import Engine
+from k2desk.errors import UsageError
+from k2desk.eval.metrics import strict_match
+
+SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample"
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory, models_dir, model_store):
+    model_store.resolve_llm("qwen2.5-coder-0.5b")  # prepared by setup
+    tmp = tmp_path_factory.mktemp("conversation")
+    shutil.copytree(SAMPLE, tmp / "docs")
+    with Engine(Settings(home=tmp / "home", models_dir=models_dir, threads=2), "sample") as e:
+        e.index([tmp / "docs"])
+        yield e
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first, follow_up, gold, topic", [
+    ("Who leads the Lindenfeld Solar Cooperative?", "And who is its treasurer?", "Jonas Petrowski", "Solar Cooperative"),
+    ("When did the Hohenstein observatory open?", "What is its main telescope?", "60-centimetre reflecting telescope",
+     "Hohenstein"),
+    ("How long does the ferry crossing take?", "How many cars can it carry?", "12", "ferry"),
+])
+def test_a_follow_up_is_answered_from_its_thread(engine, first, follow_up, gold, topic):
+    opened = engine.converse(first)
+    thread = opened.conversation["thread"]
+    assert opened.conversation["how"] == "first" and opened.understood_as == ""
+    answer = engine.converse(follow_up, thread=thread)
+    assert strict_match(answer.answer, gold), (answer.question, answer.answer)
+    assert topic in answer.understood_as and answer.conversation["thread"] == thread
+    assert answer.to_json()["understood_as"] == answer.question and answer.to_json()["message"] == follow_up
+    turns = engine.history.turns(thread)
+    assert [t.asked for t in turns] == [first, follow_up] and turns[1].question == answer.question
+    # the same two turns as plain data (a request carrying its own history) read the same way
+    again = engine.converse(follow_up, turns=[Turn(first, answer=opened.answer)], remember=False)
+    assert again.question == answer.question and "thread" not in again.conversation
+
+
+@pytest.mark.slow
+def test_a_thread_keeps_its_documents_until_widened_and_says_when_they_are_gone(engine):
+    ferry = next(k for k in (d.key for d in engine.documents()) if k.endswith("river-ferry.txt"))
+    first = engine.converse("Who was its longest-serving captain?", documents=[ferry])
+    thread = first.conversation["thread"]
+    assert first.scope == [ferry] and engine.threads.get(thread).scope == [ferry]
+    follow = engine.converse("When did he retire?", thread=thread)
+    assert follow.scope == [ferry] and "2019" in follow.answer
+    engine.remove(ferry)
+    with pytest.raises(UsageError, match=r"this conversation asks about 1 document\(s\) no longer in collection 'sample'"):
+        engine.converse("And who runs the ferry?", thread=thread)
+    widened = engine.converse("Who leads the Lindenfeld Solar Cooperative?", thread=thread, documents=[])
+    assert widened.scope == [] and engine.threads.get(thread).scope == []
+    assert len(engine.history.turns(thread)) == 3  # the refused message left nothing behind
