@@ -23,9 +23,11 @@ def _quote(text: str) -> str:
 
 def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
     calls = int(e.llm.get("calls", 0))
-    lines = [f"{heading} {' '.join(e.question.split())}", "",
-             f"*{_when(e.asked_at)} · {e.method} · {e.seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''}*", "",
-             e.answer.strip() or "(no answer)", ""]
+    lines = [f"{heading} {' '.join(e.asked.split())}", ""]
+    if e.message:  # a follow-up: the standalone question it was answered as
+        lines += [f"*Understood as: {' '.join(e.question.split())}*", ""]
+    lines += [f"*{_when(e.asked_at)} · {e.method} · {e.seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''}*", "",
+              e.answer.strip() or "(no answer)", ""]
     if e.scope:
         lines += ["*Asked about: " + ", ".join(f"`{Path(k).name or k}`" for k in e.scope) + "*", ""]
     if e.note:
@@ -48,3 +50,11 @@ def history_markdown(entries: Sequence[HistoryEntry], collection: str) -> str:
             f"Exported by k2desk on {_when(time.time())} · {n} question{'s' if n != 1 else ''}", ""]
     body = [entry_markdown(e) for e in sorted(entries, key=lambda e: (e.asked_at, e.id))]
     return "\n".join(head + body).rstrip() + "\n"
+
+
+def thread_markdown(title: str, turns: Sequence[HistoryEntry], collection: str) -> str:
+    """One conversation, its turns in order, each follow-up with what it was understood as."""
+    n = len(turns)
+    head = [f"# {title}", "", f"A conversation with “{collection}”, exported by k2desk on {_when(time.time())} · "
+            f"{n} turn{'s' if n != 1 else ''}", ""]
+    return "\n".join(head + [entry_markdown(e) for e in turns]).rstrip() + "\n"

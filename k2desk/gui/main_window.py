@@ -11,10 +11,10 @@ from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
 from k2desk.config import DEFAULT_COLLECTION, Settings
-from k2desk.engine import Engine
+from k2desk.engine import Engine, reader_llm_name
 from k2desk.errors import K2Error
 from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.widgets.about import AboutDialog
@@ -84,6 +84,11 @@ class MainWindow(QMainWindow):
         self.ask_panel.ask_requested.connect(self.ask)
         self.ask_panel.stop_requested.connect(self.stop_asking)
         self.ask_panel.method.currentIndexChanged.connect(lambda _i: self.warm_timer.start())
+        conversations = self.ask_panel.conversations
+        conversations.open_requested.connect(self.open_thread)
+        conversations.rename_requested.connect(self.rename_thread)
+        conversations.delete_requested.connect(self.delete_thread)
+        conversations.export_requested.connect(self.export_thread)
         self.compare_panel = ComparePanel(METHOD_NAMES)
         self.compare_panel.compare_requested.connect(self.compare)
         self.compare_panel.stop_requested.connect(self.stop_asking)
@@ -197,6 +202,7 @@ class MainWindow(QMainWindow):
     def set_collection(self, name: str) -> None:
         if name != self.collection:
             self.ask_panel.set_scope([])  # a scope names documents of one collection
+            self.ask_panel.new_conversation()  # and so does a conversation
         self.collection = name
         self.ask_panel.reset_availability()
         self.index_panel.set_watched(self.watcher.watched(name))
@@ -225,6 +231,7 @@ class MainWindow(QMainWindow):
         self.index_panel.set_running(running_here, self.pending_count())
         self.graph_view.refresh_sources()
         self.refresh_history()
+        self.refresh_threads()
         self._update_status()
 
     def pending_count(self) -> int:
@@ -237,7 +244,7 @@ class MainWindow(QMainWindow):
         docs = sum(c.values()) - c.get("skipped", 0)
         self.status.setText(f"{self.collection or 'no collection'} · {docs} document{'s' if docs != 1 else ''}: "
                             f"{table.searchable()} searchable, {c.get('done', 0)} fully indexed, {c.get('failed', 0)} failed"
-                            f" · model {Path(str(self.settings.llm)).name}")
+                            f" · answers with {Path(str(reader_llm_name(self.settings))).name}")
 
     def _in_use(self, name: str) -> bool:
         """Whether a rename or delete of collection ``name`` must wait: it is indexed or queried.
@@ -457,7 +464,8 @@ class MainWindow(QMainWindow):
         if self.ask_job is not None or self.collection is None:
             return
         scope = list(self.ask_panel.scope)
-        worker = AskWorker(self.settings, self.collection, question, method, documents=scope)
+        worker = AskWorker(self.settings, self.collection, question, method, documents=scope, conversation=True,
+                           thread=self.ask_panel.thread)
         worker.token.connect(self.ask_panel.append_token)
         worker.progress.connect(self.ask_panel.show_progress)
         worker.finished.connect(self._on_answer)
@@ -501,6 +509,7 @@ class MainWindow(QMainWindow):
         self.last_answer = answer
         self.ask_panel.show_answer(answer)
         self.refresh_history()
+        self.refresh_threads()
         trace = answer.trace if isinstance(answer.trace, dict) else {}
         if trace.get("entities"):
             self.graph_view.refresh_sources()
@@ -541,7 +550,71 @@ class MainWindow(QMainWindow):
                                          "longer in the collection" + ("" if kept else ": asked about every document"),
                                          8000)
         panel.set_scope(kept)
+        panel.new_conversation()  # asked again on its own, not as a follow-up of the conversation shown
         self.ask(question, method)
+
+    # -- conversations -----------------------------------------------------------------
+    def refresh_threads(self) -> None:
+        threads = self._read(lambda e: e.threads.list(), "Conversations") or []
+        self.ask_panel.conversations.set_threads(threads, self.ask_panel.thread)
+
+    @Slot(int)
+    def open_thread(self, thread_id: int) -> None:
+        """A conversation reopened: its turns shown, its method and documents chosen again."""
+        if self.ask_job is not None:
+            return
+        found = self._read(lambda e: (e.threads.get(thread_id), e.history.turns(thread_id)), "Conversations")
+        if not found or found[0] is None:
+            self.refresh_threads()
+            return
+        thread, turns = found
+        panel = self.ask_panel
+        if panel.method.findData(thread.method) >= 0:
+            panel.method.setCurrentIndex(panel.method.findData(thread.method))
+        present = {row[3] for row in self.index_panel.documents.rows()}
+        kept = [k for k in thread.scope if k in present]
+        if len(kept) < len(thread.scope):
+            self.statusBar().showMessage("some documents this conversation asked about are no longer in the collection"
+                                         + ("" if kept else ": it asks about every document now"), 8000)
+        panel.set_scope(kept)
+        panel.load_conversation(thread_id, turns)
+        self.tabs.setCurrentWidget(panel)
+        panel.question.setFocus()
+
+    @Slot(int, str)
+    def rename_thread(self, thread_id: int, title: str) -> None:
+        self._read(lambda e: e.threads.update(thread_id, title=title), "Conversations")
+        self.refresh_threads()
+
+    @Slot(int)
+    def delete_thread(self, thread_id: int) -> None:
+        answer = QMessageBox.question(self, "Delete conversation", "Delete this conversation and its questions and answers?")
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self._read(lambda e: e.threads.remove(thread_id), "Conversations")
+        if self.ask_panel.thread == thread_id:
+            self.ask_panel.new_conversation()
+        self.refresh_threads()
+        self.refresh_history()
+
+    @Slot(int)
+    def export_thread(self, thread_id: int, path: Optional[str] = None) -> None:
+        from k2desk.history_markdown import thread_markdown
+
+        found = self._read(lambda e: (e.threads.get(thread_id), e.history.turns(thread_id)), "Conversations")
+        if not found or found[0] is None:
+            return
+        thread, turns = found
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Export conversation", f"{thread.title[:40]}.md", "Markdown (*.md)")
+        if not path:
+            return
+        try:
+            Path(path).write_text(thread_markdown(thread.title, turns, self.collection or ""), encoding="utf-8")
+        except OSError as exc:
+            self.errors.show("Could not export the conversation", f"{path}: {exc.strerror or exc}")
+            return
+        self.statusBar().showMessage(f"conversation exported to {path}", 8000)
 
     # -- history -----------------------------------------------------------------------
     def _history(self, action: Callable[[HistoryStore], object]) -> object:

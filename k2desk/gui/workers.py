@@ -127,11 +127,13 @@ class AskWorker(Worker):
     failed = Signal(str, str)  # message, kind: "usage" | "cancelled" | "error"
 
     def __init__(self, settings: Settings, collection: str, question: str, method: str,
-                 documents: Sequence[str] = ()) -> None:
+                 documents: Sequence[str] = (), conversation: bool = False, thread: Optional[int] = None) -> None:
         super().__init__(settings, collection)
         self.question = question
         self.method = method
         self.documents = list(documents)
+        self.conversation = conversation  # a message of a conversation (``thread``; None: a new one)
+        self.thread = thread
 
     @Slot()
     def run(self) -> None:
@@ -140,9 +142,15 @@ class AskWorker(Worker):
         try:
             t0 = time.perf_counter()
             with Engine(self.settings, self.collection) as engine:
-                answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token, remember=True,
-                                    progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit,
-                                    documents=self.documents)
+                if self.conversation:
+                    answer = engine.converse(self.question, thread=self.thread, method=self.method,
+                                             documents=self.documents, cancel=self.cancel_token,
+                                             progress=lambda s, d, t: self.progress.emit(s, d, t),
+                                             on_token=self.token.emit)
+                else:
+                    answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token, remember=True,
+                                        progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit,
+                                        documents=self.documents)
             answer.timings.setdefault("wall", time.perf_counter() - t0)
             self.finished.emit(answer)
         except Cancelled:

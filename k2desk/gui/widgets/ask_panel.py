@@ -1,12 +1,14 @@
-"""The “Ask” tab: question, method, the answer streamed as it is generated, sources and trace."""
+"""The “Ask” tab: a conversation — earlier turns above, the question, method, the answer streamed
+as it is generated, what a follow-up was understood as, sources and trace; the conversations
+listed beside it."""
 
 from __future__ import annotations
 
 import html
 from typing import Callable, Optional, Sequence
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QFont, QTextCursor
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QFont, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -21,10 +23,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from k2desk.gui.widgets.conversations import ConversationList
 from k2desk.gui.widgets.documents import scope_names
 from k2desk.gui.widgets.sources import SourcesPanel, answer_summary, not_in_documents, sources_heading
 from k2desk.gui.widgets.trace import TracePanel
 from k2desk.methods.registry import describe
+from k2desk.store.history import HistoryEntry
 from k2desk.types import Answer
 
 UNAVAILABLE = " (not available)"
@@ -66,6 +70,15 @@ class ScopeBar(QFrame):
         self.hide()
 
 
+def turn_html(asked: str, understood: str, answer: str, muted: bool = False) -> str:
+    """One earlier turn of the conversation: what was typed, what it was understood as, the answer."""
+    out = [f"<p style='margin-top:8px; margin-bottom:2px'><b>You:</b> {html.escape(asked)}</p>"]
+    if understood:
+        out.append(f"<p style='margin:0; color:#5b6775'><i>Understood as: {html.escape(understood)}</i></p>")
+    out.append(answer_html(answer.strip() or "(no answer)", muted=muted))
+    return "".join(out)
+
+
 def _boxed(title: str, widget: QWidget) -> QGroupBox:
     box = QGroupBox(title)
     layout = QVBoxLayout(box)
@@ -93,7 +106,7 @@ class AskPanel(QWidget):
             self.method.addItem(name, name)
             self.method.setItemData(self.method.count() - 1, describe(name), Qt.ItemDataRole.ToolTipRole)
         self.method.setCurrentIndex(max(0, self.method.findData(default)))
-        self.method.setToolTip("Retrieval method (K²RAG by default)")
+        self.method.setToolTip("Retrieval method (K²RAG by default); a conversation keeps the one it is asked with")
         self.ask_button = QPushButton("Ask")
         self.ask_button.setDefault(True)
         self.ask_button.clicked.connect(self.request)
@@ -107,6 +120,14 @@ class AskPanel(QWidget):
         row.addWidget(self.ask_button)
         row.addWidget(self.stop_button)
 
+        self.transcript = QTextBrowser()  # the conversation's earlier turns
+        self.transcript.setPlaceholderText("The conversation's earlier questions and answers appear here.")
+        self.transcript.hide()
+        self.understood = QLabel("")  # what a follow-up was understood as
+        self.understood.setTextFormat(Qt.TextFormat.PlainText)
+        self.understood.setWordWrap(True)
+        self.understood.setStyleSheet("color: #5b6775; font-style: italic;")
+        self.understood.hide()
         self.answer = QTextBrowser()
         font = QFont(self.answer.font())
         font.setPointSizeF(font.pointSizeF() * 1.2)
@@ -123,6 +144,7 @@ class AskPanel(QWidget):
         al = QVBoxLayout(answer_box)
         al.setContentsMargins(0, 0, 0, 0)
         al.addWidget(self.asked_about)
+        al.addWidget(self.understood)
         al.addWidget(self.answer, 1)
         al.addWidget(self.meta)
 
@@ -134,14 +156,35 @@ class AskPanel(QWidget):
         bottom.addWidget(_boxed("How this answer was found", self.trace))
         bottom.setSizes([520, 480])
         split = QSplitter(Qt.Orientation.Vertical)
+        self.transcript_box = _boxed("Conversation", self.transcript)
+        self.transcript_box.hide()
+        split.addWidget(self.transcript_box)
         split.addWidget(_boxed("Answer", answer_box))
         split.addWidget(bottom)
-        split.setSizes([170, 430])
-        layout = QVBoxLayout(self)
+        split.setSizes([150, 170, 380])
+        main = QWidget()
+        layout = QVBoxLayout(main)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.scope_bar)
         layout.addLayout(row)
         layout.addWidget(split, 1)
+        self.conversations = ConversationList()
+        self.conversations.new_requested.connect(self.new_conversation)
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        sides.addWidget(self.conversations)
+        sides.addWidget(main)
+        sides.setStretchFactor(1, 1)
+        sides.setSizes([210, 900])
+        outer = QVBoxLayout(self)
+        outer.addWidget(sides)
         self.streamed = ""
+        self.thread: Optional[int] = None  # the conversation asked in (None: the next question starts one)
+        self.turns: list[tuple[str, str, str, bool]] = []  # earlier turns: asked, understood as, answer, declined
+        self.current: Optional[tuple[str, str, str, bool]] = None  # the turn shown in the answer box
+        self.asked: list[str] = []  # what was typed, for Up
+        QShortcut(QKeySequence(Qt.Key.Key_Escape), self, activated=self._escape)
+        QShortcut(QKeySequence("Ctrl+N"), self, activated=self.new_conversation)
+        self.question.installEventFilter(self)
 
     # -- scope -------------------------------------------------------------------------
     def set_scope(self, keys: Sequence[str]) -> None:
@@ -167,6 +210,58 @@ class AskPanel(QWidget):
         self.asked_about.setText(f"Asked about: {scope_names(keys)}" if keys else "")
         self.asked_about.setToolTip("\n".join(keys))
         self.asked_about.setVisible(bool(keys))
+
+    # -- the conversation -------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        """Up in the question box recalls the last question typed (again: the one before); Esc
+        there stops the answer being written."""
+        if watched is self.question and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape \
+                and self.stop_button.isEnabled():
+            self.stop_requested.emit()
+            return True
+        if watched is self.question and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Up and self.asked:
+            text = self.question.text()
+            earlier = [q for q in self.asked if q != text]
+            if text in self.asked:
+                i = self.asked.index(text)
+                earlier = self.asked[:i] or self.asked[:1]
+            self.question.setText(earlier[-1] if earlier else self.asked[-1])
+            return True
+        return super().eventFilter(watched, event)
+
+    def _escape(self) -> None:
+        if self.stop_button.isEnabled():
+            self.stop_requested.emit()
+
+    def _show_transcript(self) -> None:
+        self.transcript.setHtml("".join(turn_html(*t) for t in self.turns))
+        self.transcript.moveCursor(QTextCursor.MoveOperation.End)
+        self.transcript_box.setVisible(bool(self.turns))
+
+    def new_conversation(self) -> None:
+        """The next question starts a conversation of its own."""
+        self.thread, self.turns, self.current = None, [], None
+        self._show_transcript()
+        self.answer.clear()
+        self.understood.hide()
+        self.sources.clear()
+        self.trace.clear()
+        self.meta.setText("")
+        self.conversations.list.clearSelection()
+        self.question.clear()
+        self.question.setFocus()
+
+    def load_conversation(self, thread_id: int, entries: Sequence[HistoryEntry]) -> None:
+        """A stored conversation reopened: its turns above, the next question continues it."""
+        self.thread, self.current = thread_id, None
+        self.turns = [(e.asked, e.question if e.message else "", e.answer, False) for e in entries]
+        self._show_transcript()
+        self.answer.clear()
+        self.answer.setPlaceholderText("Continue the conversation: ask a follow-up.")
+        self.understood.hide()
+        self.sources.clear()
+        self.trace.clear()
+        self.meta.setText(f"conversation of {len(entries)} turn{'s' if len(entries) != 1 else ''}" if entries else "")
 
     # -- requests ----------------------------------------------------------------------
     def current_method(self) -> str:
@@ -195,6 +290,13 @@ class AskPanel(QWidget):
         self.stop_button.setEnabled(busy)
 
     def begin(self, question: str, method: str, scope: Sequence[str] = ()) -> None:
+        if self.current is not None:  # the turn shown becomes an earlier one
+            self.turns.append(self.current)
+            self.current = None
+            self._show_transcript()
+        if not self.asked or self.asked[-1] != question:
+            self.asked.append(question)
+        self.understood.hide()
         self.streamed = ""
         self.answer.clear()
         self.sources.clear()
@@ -224,6 +326,13 @@ class AskPanel(QWidget):
         self._show_asked_about(answer.scope)
         self.sources_box.setTitle(sources_heading(answer))
         self.sources.set_sources(answer.sources, answer.question)
+        conv = answer.conversation
+        self.thread = conv.get("thread", self.thread)
+        self.understood.setText(f"Understood as: {answer.understood_as}" if answer.understood_as else "")
+        self.understood.setVisible(bool(answer.understood_as))
+        self.current = (str(conv.get("message") or answer.question), answer.understood_as, answer.answer,
+                        not_in_documents(answer))
+        self.question.clear()
         self.trace.set_answer(answer)
         self.meta.setText(f"{answer.method} · {answer_summary(answer)}")
 
