@@ -35,7 +35,7 @@ def test_a_conversation_is_kept_reopened_after_a_restart_and_continued(qtbot, se
         assert follow.conversation["thread"] == thread and follow.understood_as not in ("", "And who is its treasurer?")
         assert panel.understood.isVisible() and panel.understood.text() == f"Understood as: {follow.understood_as}"
         shown = panel.transcript.toPlainText()  # the first turn above the answer
-        assert "You: Who leads the Lindenfeld Solar Cooperative?" in shown and panel.transcript_box.isVisible()
+        assert "You: Who leads the Lindenfeld Solar Cooperative?" in shown and panel.transcript.isVisible()
         assert panel.answer.toPlainText().strip() == follow.answer.strip()
         assert panel.conversations.list.count() == 1 and "2 turns" in panel.conversations.list.item(0).text()
         panel.question.clear()

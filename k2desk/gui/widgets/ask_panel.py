@@ -122,7 +122,6 @@ class AskPanel(QWidget):
 
         self.transcript = QTextBrowser()  # the conversation's earlier turns
         self.transcript.setPlaceholderText("The conversation's earlier questions and answers appear here.")
-        self.transcript.hide()
         self.understood = QLabel("")  # what a follow-up was understood as
         self.understood.setTextFormat(Qt.TextFormat.PlainText)
         self.understood.setWordWrap(True)

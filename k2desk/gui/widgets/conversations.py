@@ -25,6 +25,7 @@ class ConversationList(QWidget):
         self.new_button.setToolTip("Start a conversation of its own (Ctrl+N); follow-ups are read against it")
         self.new_button.clicked.connect(self.new_requested)
         self.list = QListWidget()
+        self.list.setWordWrap(True)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.itemActivated.connect(self._activated)
