@@ -48,7 +48,7 @@ def main() -> int:
     for text in TURNS:
         panel.question.setText(text)
         panel.request()
-        wait_until(lambda: win.ask_job is None and win.last_answer is not None and panel.current is not None
+        wait_until(lambda text=text: win.ask_job is None and win.last_answer is not None and panel.current is not None
                    and panel.current[0] == text, 600_000)
         a = win.last_answer
         print(f"{text!r} -> {a.answer!r}" + (f" (understood as {a.understood_as!r})" if a.understood_as else ""))

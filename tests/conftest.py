@@ -121,3 +121,21 @@ def office_folder(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("office") / "office"
     return folder, make_office_folder(folder)
+
+
+def replayed_llm(model_store, name: str, replies: Path):
+    """A real GGUF model answering from recorded replies (runtime/replay.py; K2DESK_RECORD=1
+    records what is missing): yields the replaying model, closes the real one after."""
+    from k2desk.errors import ModelError
+    from k2desk.runtime.llm import LLM
+    from k2desk.runtime.replay import ReplayLLM
+
+    try:
+        path = model_store.resolve_llm(name)
+    except ModelError as exc:
+        missing_model(str(exc))
+    real = LLM(path, n_ctx=4096, threads=2, seed=0)  # its tokenizer builds the same prompts as when recorded
+    try:
+        yield ReplayLLM(real, replies, record=os.environ.get("K2DESK_RECORD") == "1")
+    finally:
+        real.close()

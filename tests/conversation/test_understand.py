@@ -1,7 +1,6 @@
 """A follow-up read against the turns before it: what it leaves open (spaCy), the model asked only
 then (recorded replies of the 1.5B reader), its rewrite kept or refused, the rules otherwise."""
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ from k2desk.conversation.understand import check_rewrite
 from k2desk.graph.nlp import load_pipeline
 
 REPLIES = Path(__file__).resolve().parents[1] / "fixtures" / "replies" / "conversation.json"
-RECORD = os.environ.get("K2DESK_RECORD") == "1"
 LEADS = Turn("Who leads the Lindenfeld Solar Cooperative?", answer="Henrike Albers", sources=("solar-cooperative.md",))
 OPENED = Turn("When did the Hohenstein observatory open?", answer="1959")
 
@@ -72,18 +70,9 @@ def test_a_rewrite_is_kept_only_when_it_keeps_the_words_and_closes_the_reference
 
 @pytest.fixture(scope="module")
 def reader(model_store):
-    from k2desk.errors import ModelError
-    from k2desk.runtime.llm import LLM
-    from k2desk.runtime.replay import ReplayLLM
-    from tests.conftest import missing_model
+    from tests.conftest import replayed_llm
 
-    try:
-        path = model_store.resolve_llm("qwen2.5-coder-1.5b")
-    except ModelError as exc:
-        missing_model(str(exc))
-    real = LLM(path, n_ctx=4096, threads=2, seed=0)  # its tokenizer renders the prompts as when recorded
-    yield ReplayLLM(real, REPLIES, record=RECORD)
-    real.close()
+    yield from replayed_llm(model_store, "qwen2.5-coder-1.5b", REPLIES)
 
 
 @pytest.mark.parametrize("turns, message, standalone", [

@@ -13,8 +13,6 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
-from k2desk.runtime.llm import LLM
-from k2desk.runtime.replay import ReplayLLM
 
 REPLIES = Path(__file__).resolve().parents[1] / "fixtures" / "replies" / "methods.json"
 RECORD = os.environ.get("K2DESK_RECORD") == "1"
@@ -22,17 +20,9 @@ RECORD = os.environ.get("K2DESK_RECORD") == "1"
 
 @pytest.fixture(scope="module")
 def model(model_store):
-    from k2desk.errors import ModelError
-    from tests.conftest import missing_model
+    from tests.conftest import replayed_llm
 
-    try:
-        path = model_store.resolve_llm("qwen2.5-coder-0.5b")
-    except ModelError as exc:
-        missing_model(str(exc))
-    real = LLM(path, n_ctx=4096, threads=2, seed=0)  # its tokenizer builds the same prompts as when recorded
-    replay = ReplayLLM(real, REPLIES, record=RECORD)
-    yield replay
-    real.close()
+    yield from replayed_llm(model_store, "qwen2.5-coder-0.5b", REPLIES)
 
 
 @pytest.fixture(scope="module")
