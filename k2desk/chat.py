@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
+from k2desk.console import print_answer
 from k2desk.engine import Engine
 from k2desk.errors import Cancelled, K2Error
 from k2desk.methods.registry import METHOD_NAMES
@@ -104,8 +105,6 @@ class ChatSession:
         return HELP.format(methods=", ".join(METHOD_NAMES))
 
     def ask(self, message: str) -> None:
-        from k2desk.commands import print_answer
-
         token = CancelToken()
         streamed: list[str] = []
 

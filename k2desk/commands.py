@@ -13,12 +13,11 @@ from typing import Optional
 from rich.console import Console
 
 from k2desk.config import Settings
-from k2desk.console import err, progress_bars
+from k2desk.console import err, print_answer, progress_bars
 from k2desk.engine import Engine
 from k2desk.errors import K2Error, UsageError
 from k2desk.ingest.document import reading_note
 from k2desk.progress import CancelToken
-from k2desk.types import Answer
 
 
 def cmd_index(args: argparse.Namespace, settings: Settings) -> int:
@@ -96,32 +95,6 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
         if documents:
             engine.scope(documents)  # a path that names no document: one line, before the first question
         return run_chat(engine, args.method, documents, args.thread)
-
-
-def print_answer(answer: Answer, streamed: list[str]) -> None:
-    """An answer on the terminal after it streamed (or not): the answer, its caution or why it was
-    declined, what it was understood as, its documents and sources, its cost."""
-    if streamed and "".join(streamed).strip() == answer.answer.strip():
-        print()
-    else:  # not streamed, or the answer is not what streamed (declined, or a second answer)
-        print(("\n" if streamed else "") + answer.answer)
-    if answer.caution:
-        print(answer.caution)
-    if answer.reason:
-        print(f"Why: {answer.reason}.")
-    if answer.understood_as:
-        print(f"Understood as: {answer.understood_as}")
-    if answer.coverage_note:
-        print(answer.coverage_note)
-    if answer.scope:
-        print("Asked about: " + ", ".join(Path(k).name or k for k in answer.scope))
-    print("\nSources:")
-    for i, s in enumerate(answer.sources, 1):
-        snippet = " ".join(s.text.split())[:160]
-        page = f"{s.where()}, " if s.where() else ""
-        print(f"  [{i}] {s.document} ({page}chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
-    t = answer.timings.get("total", 0.0)
-    print(f"\n{answer.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")
 
 
 def _reading(meta: dict) -> dict:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from k2desk.progress import LineProgress
+from k2desk.types import Answer
 
 err = Console(stderr=True, highlight=False)
 
@@ -38,3 +40,29 @@ def progress_bars(enabled: bool = True, width: int = 16, eta_window: float = 30.
                 bars.update(tasks[stage], completed=done, total=total or None)
 
         yield update
+
+
+def print_answer(answer: Answer, streamed: list[str]) -> None:
+    """An answer on the terminal after it streamed (or not): the answer, its caution or why it was
+    declined, what it was understood as, its documents and sources, its cost."""
+    if streamed and "".join(streamed).strip() == answer.answer.strip():
+        print()
+    else:  # not streamed, or the answer is not what streamed (declined, or a second answer)
+        print(("\n" if streamed else "") + answer.answer)
+    if answer.caution:
+        print(answer.caution)
+    if answer.reason:
+        print(f"Why: {answer.reason}.")
+    if answer.understood_as:
+        print(f"Understood as: {answer.understood_as}")
+    if answer.coverage_note:
+        print(answer.coverage_note)
+    if answer.scope:
+        print("Asked about: " + ", ".join(Path(k).name or k for k in answer.scope))
+    print("\nSources:")
+    for i, s in enumerate(answer.sources, 1):
+        snippet = " ".join(s.text.split())[:160]
+        page = f"{s.where()}, " if s.where() else ""
+        print(f"  [{i}] {s.document} ({page}chunk {s.chunk_id}, score {s.score:.3f})\n      {snippet}")
+    t = answer.timings.get("total", 0.0)
+    print(f"\n{answer.method}: {t:.1f} s, {answer.llm.calls} LLM calls, {answer.llm.prompt_tokens}+{answer.llm.completion_tokens} tokens")

@@ -17,9 +17,10 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     {"graph"},  # building and searching the knowledge graph
     {"indexing"},  # the indexing stages and their runner
     {"methods"},  # the ways of answering
+    {"conversation"},  # a message read against the turns before it (above the methods, which know no threads)
     {"engine"},  # one collection: index, ask, history
     {"doctor"},  # what runs where: the CLI's `doctor` and the app's About box both read it
-    {"console", "history_markdown", "commands", "cli", "__main__", "eval", "gui"},  # what a person uses
+    {"console", "history_markdown", "commands", "chat", "cli", "__main__", "eval", "gui"},  # what a person uses
 )
 
 

@@ -13,6 +13,7 @@ from k2desk.gui.widgets.documents import scope_names
 from k2desk.types import Answer
 
 KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; other keys follow as they are
+    "conversation": "The message, read against the conversation",
     "scope": "Documents asked about",
     "keywords": "Question keywords",
     "kg_results": "Knowledge-graph results",
