@@ -117,6 +117,8 @@ class ChatSession:
         main = _in_main_thread()
         if main:
             signal.signal(signal.SIGINT, lambda *_: token.cancel())
+        self.out.write("… ")  # reading the documents; from here Ctrl-C stops this answer only
+        self.out.flush()
         try:
             answer = self.engine.converse(message, thread=self.thread, method=self.method, documents=self.documents,
                                           cancel=token, on_token=on_token)

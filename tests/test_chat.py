@@ -39,9 +39,10 @@ class Terminal:
         if self.pid == 0:  # the child: the pty is its controlling terminal (Ctrl-C sends it SIGINT)
             os.execvpe(argv[0], argv, env)
         self.seen = b""
+        self.pos = 0  # what was read up to: a marker is looked for after it (a chunk may hold two)
 
     def read_until(self, marker: bytes, timeout: float = 600) -> bytes:
-        start, end = len(self.seen), time.monotonic() + timeout
+        start, end = self.pos, time.monotonic() + timeout
         while marker not in self.seen[start:]:
             left = end - time.monotonic()
             assert left > 0, f"no {marker!r} in {self.seen[start:].decode(errors='replace')!r}"
@@ -53,7 +54,8 @@ class Terminal:
                     chunk = b""
                 assert chunk or marker in self.seen[start:], f"the terminal closed before {marker!r}"
                 self.seen += chunk
-        return self.seen[start:]
+        self.pos = self.seen.index(marker, start) + len(marker)
+        return self.seen[start:self.pos]
 
     def type(self, text: str) -> None:
         os.write(self.fd, text.encode())
@@ -82,8 +84,9 @@ def test_a_conversation_in_a_terminal(home):
         assert b"k2desk: /sources takes a number from 1 to" in term.read_until(PROMPT)
         term.type("/nonsense\r")
         assert b"k2desk: no command /nonsense; /help lists them" in term.read_until(PROMPT)
-        term.type("How many cars can its ferry carry?\r")  # the third turn, stopped while it is answered
-        time.sleep(0.3)
+        term.type("How many cars can its ferry carry?\r")  # the third turn, stopped while it is answered:
+        term.read_until("carry?".encode())
+        term.read_until("… ".encode())  # the answer has begun: Ctrl-C now stops it
         term.type("\x03")
         third = term.read_until(PROMPT).decode(errors="replace")
         assert "(answer stopped; the conversation goes on)" in third
