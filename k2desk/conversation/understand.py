@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from k2desk import prompts
-from k2desk.conversation.references import antecedents, content_words, open_references, parse
+from k2desk.conversation.references import antecedents, content_words, kind_of, open_references, parse
 from k2desk.conversation.turns import Turn
 from k2desk.types import LLMUsage
 
@@ -41,10 +41,6 @@ class Understanding:
     seconds: float = 0.0
     rejected: str = ""  # a rewrite of the model that was not kept, with why
     usage: LLMUsage = field(default_factory=LLMUsage)
-
-    @property
-    def changed(self) -> bool:
-        return self.standalone != self.message
 
     def to_trace(self) -> dict[str, Any]:
         out = {k: v for k, v in asdict(self).items() if k not in ("usage",) and v not in ("", [])}
@@ -84,8 +80,6 @@ def _clean(text: str) -> str:
 
 def _in_references(doc) -> set[str]:
     """The content words inside the message's open demonstratives ("beer" of "that beer")."""
-    from k2desk.conversation.references import kind_of
-
     out: set[str] = set()
     for t in doc:
         if kind_of(t) == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i:
@@ -121,8 +115,6 @@ def check_rewrite(message_doc, rewrite: str, nlp) -> str:
 def _maybe_expletive(doc) -> bool:
     """Whether every open reference may be an "it" that stands for nothing ("Is it true that …",
     "How long does it take to …"): the model's leaving the message unchanged is then kept."""
-    from k2desk.conversation.references import kind_of
-
     kinds = [(kind_of(t), t) for t in doc if kind_of(t)]
     return bool(kinds) and all(k == "thing" and t.lower_ == "it" and t.dep_ in ("nsubj", "expl") for k, t in kinds)
 
@@ -179,8 +171,6 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
 def substitute(doc, ante: dict[str, str]) -> str:
     """The rules' rewrite: each open pronoun replaced by its antecedent ("its" -> "X's"), "there"
     by "in X", "that report" by "the report (X)"; a fragment gets the last question's subject."""
-    from k2desk.conversation.references import kind_of
-
     person, thing = ante.get("person", ""), ante.get("thing", "")
     place = ante.get("place", "") or thing
     words: list[str] = []
