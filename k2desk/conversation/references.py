@@ -1,7 +1,8 @@
 """What a message leaves open, read from spaCy's parse (grammar, not word lists): third-person
 pronouns ("it", "its", "she"), demonstratives ("that report", "there"), the pro-form "one" with a
-determiner ("the second one"), and fragments with no verb ("And the treasurer?"). And the names an
-earlier turn offers to close them."""
+determiner ("the second one"), fragments with no verb ("And the treasurer?") and a message that
+opens with a coordinating conjunction ("And how long does it take?": it goes on from what came
+before). And the names an earlier turn offers to close them."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def open_references(doc) -> list[str]:
             out.append(t.text)
     if is_fragment(doc):
         out.append("ellipsis")
+    elif not out and len(doc) > 1 and doc[0].pos_ == "CCONJ":  # "And how long …": goes on from the last turn
+        out.append(f"{doc[0].text} …")
     return out
 
 

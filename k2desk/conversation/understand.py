@@ -7,9 +7,11 @@ Rules first, the model only where a reference is left open:
 2. A message that leaves a reference open (``references.open_references``: a third-person
    pronoun, "that report", "there", "the second one", a fragment with no verb) is rewritten by the
    loaded LLM from the last turns (prompts.CONDENSE_PROMPT), one short line under a length bound.
-3. A rewrite is kept when it keeps most of the message's content words and resolves what was
-   open; otherwise, or with no model, the rules put the antecedent in the pronoun's place (the
-   last answer's person for "she", the last question's named thing for "it").
+3. A rewrite is kept when it keeps most of the message's content words and closes what was open
+   (the references are gone, or it brings in a word of the conversation). Otherwise a fragment
+   that names one thing is asked as the last question about it ("And Google?"), and any other
+   message as typed. With no model, rules put the antecedent in the pronoun's place (the last
+   answer's person for "she", the last question's named thing for "it").
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from k2desk import prompts
-from k2desk.conversation.references import antecedents, content_words, kind_of, open_references, parse
+from k2desk.conversation.references import antecedents, content_words, is_fragment, kind_of, open_references, parse
 from k2desk.conversation.turns import Turn
 from k2desk.types import LLMUsage
 
@@ -36,7 +38,10 @@ MESSAGE_MAX = 4000  # characters of a message read (a longer one is cut, and sai
 class Understanding:
     message: str
     standalone: str
-    how: str  # "first" (no conversation yet), "unchanged" (nothing left open), "llm", "rules"
+    # "first" (no conversation yet), "unchanged" (nothing left open), "llm" (the model's rewrite),
+    # "swap" (a fragment's name put into the last question), "typed" (the model's rewrite refused:
+    # the message as typed), "rules" (no model: the antecedents put in place)
+    how: str
     open: list[str] = field(default_factory=list)  # the references the message left open
     seconds: float = 0.0
     rejected: str = ""  # a rewrite of the model that was not kept, with why
@@ -92,9 +97,15 @@ def _same(a: str, b: str) -> bool:
     return norm(a) == norm(b)
 
 
-def check_rewrite(message_doc, rewrite: str, nlp) -> str:
+def context_words(turns: Sequence[Turn], nlp) -> set[str]:
+    """The content words the last turns offer (their questions, answers and sources)."""
+    return content_words(parse(nlp, _conversation(turns))) if turns else set()
+
+
+def check_rewrite(message_doc, rewrite: str, nlp, context: Optional[set[str]] = None) -> str:
     """Why a rewrite is not kept ("" when it is): it drops the message's content words, or it
-    leaves the same references open."""
+    closes nothing (it leaves the same references open and brings in no word of ``context``, the
+    conversation's content words)."""
     if not rewrite:
         return "empty"
     if len(rewrite) > 3 * len(message_doc.text) + 200:
@@ -103,11 +114,12 @@ def check_rewrite(message_doc, rewrite: str, nlp) -> str:
         return "more than one question"
     doc = parse(nlp, rewrite)
     keep = content_words(message_doc) - _in_references(message_doc)  # "that beer" may become its name
-    kept = keep & (content_words(doc) | {t.lower_ for t in doc})
+    words = content_words(doc)
+    kept = keep & (words | {t.lower_ for t in doc})
     if keep and len(kept) < math.ceil(KEEP_SHARE * len(keep)):
         return f"drops {', '.join(sorted(keep - kept))}"
     still = [r for r in open_references(doc) if r in open_references(message_doc)]
-    if still:
+    if still and not (context and (words - content_words(message_doc)) & context):
         return f"leaves {', '.join(still)} open"
     return ""
 
@@ -157,15 +169,36 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
             result.standalone, result.how = message, "llm"  # "Is it true that …": nothing to resolve
             result.seconds = time.perf_counter() - t0
             return result
-        why = check_rewrite(doc, rewrite, nlp)
+        why = check_rewrite(doc, rewrite, nlp, context_words(turns, nlp))
         if not why:
             result.standalone, result.how = _ends_like(message, rewrite), "llm"
             result.seconds = time.perf_counter() - t0
             return result
         result.rejected = f"{rewrite!r}: {why}"
+        # Measured on the tune half (10 refused rewrites answered end to end): the message as
+        # typed 4 right, the rules' substitution 1, the refused rewrite 2. So the rules only swap
+        # a fragment's name into the last question ("And Google?"), and the message stays as typed.
+        swapped = swap_into_last(doc, turns[-1].question, nlp)
+        result.standalone, result.how = (swapped, "swap") if swapped else (message, "typed")
+        result.seconds = time.perf_counter() - t0
+        return result
     result.standalone = substitute(doc, antecedents(turns, nlp)) or message
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def swap_into_last(doc, last_question: str, nlp) -> str:
+    """A fragment that names one thing ("And Google?", "What about Steph Curry?") asks the last
+    question again about it: the name put in place of the last question's first name of the same
+    kind (spaCy's entity label); "" where there is none."""
+    if not is_fragment(doc) or len(doc.ents) != 1:
+        return ""
+    name = doc.ents[0]
+    last = parse(nlp, last_question)
+    same = next((e for e in last.ents if e.label_ == name.label_ and e.text != name.text), None)
+    if same is None:
+        return ""
+    return last.text[:same.start_char] + name.text + last.text[same.end_char:]
 
 
 def substitute(doc, ante: dict[str, str]) -> str:

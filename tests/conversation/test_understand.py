@@ -7,7 +7,7 @@ import pytest
 
 from k2desk.conversation import Turn, understand
 from k2desk.conversation.references import open_references
-from k2desk.conversation.understand import check_rewrite
+from k2desk.conversation.understand import check_rewrite, context_words, swap_into_last
 from k2desk.graph.nlp import load_pipeline
 
 REPLIES = Path(__file__).resolve().parents[1] / "fixtures" / "replies" / "conversation.json"
@@ -32,6 +32,7 @@ def no_model():
     ("And the treasurer?", ["ellipsis"]),
     ("What about in 2019?", ["ellipsis"]),
     ("And the second one?", ["the second one", "ellipsis"]),
+    ("And how long does the crossing take?", ["And …"]),  # it goes on from the last turn
     ("Who founded the company that salvaged the wreck?", []),  # a relative "that" is not a demonstrative
     ("When did the Hohenstein observatory open?", []),
     ("Where did I put my notes?", []),  # first and second person refer to the asker
@@ -68,6 +69,28 @@ def test_a_rewrite_is_kept_only_when_it_keeps_the_words_and_closes_the_reference
     assert check_rewrite(nlp("And who is its treasurer?"), rewrite, nlp) == why
 
 
+FINAL = Turn("Which club won the 1987 Varnholt Cup final?", answer="FC Lessing")
+
+
+def test_a_rewrite_that_brings_in_the_conversation_is_kept_though_a_reference_stays(nlp):
+    message = nlp("Who did they beat in that game?")
+    rewrite = "Who did FC Lessing beat in that game?"
+    assert check_rewrite(message, rewrite, nlp) == "leaves that game open"
+    assert check_rewrite(message, rewrite, nlp, context_words([FINAL], nlp)) == ""
+    assert check_rewrite(message, message.text, nlp, context_words([FINAL], nlp)) == "leaves they, that game open"
+
+
+@pytest.mark.parametrize("message, last, swapped", [
+    ("And Kessler Partners?", "How much did Siemens invest in Solvion?", "How much did Kessler Partners invest in Solvion?"),
+    ("What about Ruth Okafor?", "How much was Ilse Marquardt paid for the mural?",
+     "How much was Ruth Okafor paid for the mural?"),
+    ("And the budget?", "How much did Siemens invest in Solvion?", ""),  # names nothing
+    ("Did Kessler Partners invest?", "How much did Siemens invest in Solvion?", ""),  # not a fragment
+])
+def test_a_fragment_naming_one_thing_asks_the_last_question_about_it(nlp, message, last, swapped):
+    assert swap_into_last(nlp(message), last, nlp) == swapped
+
+
 @pytest.fixture(scope="module")
 def reader(model_store):
     from tests.conftest import replayed_llm
@@ -81,8 +104,21 @@ def reader(model_store):
     ([LEADS], "And the treasurer?", "Who is the treasurer of the Lindenfeld Solar Cooperative?"),
     ([Turn("Which company salvaged the wreck of the Aurora?", answer="Nordsee Bergung")], "Who founded it?",
      "Who founded Nordsee Bergung?"),
+    ([FINAL], "Who did they beat in that game?", "Who did FC Lessing beat in the 1987 Varnholt Cup final?"),
+    ([Turn("When did the Brask Canal open?", answer="1911")], "And how long did it take to build?",
+     "How long did it take to build the Brask Canal?"),
 ])
 def test_the_model_rewrites_an_open_follow_up(nlp, reader, turns, message, standalone):
     u = understand(message, turns, llm=lambda: reader, nlp=nlp)
     assert (u.standalone, u.how, u.rejected) == (standalone, "llm", "")
     assert u.usage.calls == 1 and u.usage.completion_tokens > 0
+
+
+def test_a_refused_rewrite_leaves_the_message_as_typed_or_swaps_a_fragments_name(nlp, reader):
+    """The 1.5B answers "And Kessler Partners?" with two questions in one line: refused; the
+    fragment's name goes into the last question. Where there is no name to swap, the message is
+    asked as typed (measured better than the rules' substitution, docs/eval/dialogue)."""
+    invest = Turn("How much did Siemens invest in Solvion?", answer="$2 billion")
+    u = understand("And Kessler Partners?", [invest], llm=lambda: reader, nlp=nlp)
+    assert u.rejected.endswith("more than one question")
+    assert (u.standalone, u.how) == ("How much did Kessler Partners invest in Solvion?", "swap")
