@@ -94,6 +94,10 @@ class Settings:
     # reader.CHECK_MIN: "auto" when that model is CHECK_LLM (the one the threshold was measured
     # with: docs/eval/abstain/), "on", or "off"
     verify_answers: str = "auto"
+    # answer a bridge question ("Who founded the company that salvaged the wreck?") hop by hop with
+    # k2rag: the description first, then the question with its answer in place (k2desk.hops;
+    # measured in docs/eval/hops/); off, the method reads every question once
+    hops: bool = True
     # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL
     # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one
     # schema there; a password is better kept in ~/.pgpass or PGPASSWORD than written here)

@@ -18,6 +18,7 @@ from k2desk.conversation import Turn, turns_from_history, understand
 from k2desk.conversation.understand import MESSAGE_MAX
 from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
+from k2desk.hops import answer_by_hops
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
 from k2desk.ingest.ocr import OcrCache, OcrEngine
 from k2desk.methods.base import Answer, Method
@@ -37,6 +38,7 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
 
+HOPS_METHOD = "k2rag"  # the method that answers bridge questions hop by hop (settings.hops); the paper's stay exact
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
                "graph_text": "the graph covers"}
 _shared_lock = threading.Lock()
@@ -338,8 +340,15 @@ class Engine:
             raise UsageError(f"collection {self.collection!r} has no searchable document yet"
                              + ("; indexing has not finished its first one" if waiting else "; run `k2desk index PATH` first"))
         scope = self.scope(documents) if documents else {}
-        result = self.method(method, on_token, frozenset(scope) if documents else None).ask(question, progress=progress,
-                                                                                             cancel=cancel)
+        chosen = frozenset(scope) if documents else None
+        result = None
+        if method == HOPS_METHOD and self.settings.hops:
+            from k2desk.graph.nlp import load_pipeline
+
+            result = answer_by_hops(question, lambda q, last: self.method(method, on_token if last else None, chosen).ask(
+                q, progress=progress, cancel=cancel), load_pipeline())
+        if result is None:
+            result = self.method(method, on_token, chosen).ask(question, progress=progress, cancel=cancel)
         if documents:
             result.trace["scope"] = {"documents": sorted(scope.values())}
         coverage = self.coverage(method)

@@ -78,6 +78,10 @@ NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest pas
 # A short answer the signals neither keep nor clearly decline (k2desk.methods.reader, Checked.outcome):
 # shown, with its sentence and this caution. {sentence}.
 CAUTION = "The documents may say this, but the check is not sure: read the passage. “{sentence}”"
+# A bridge question whose hop the documents do not answer (k2desk.hops.chain): which hop, and what
+# it looked for. {step}: 1 for the first hop; {description}: as the question wrote it.
+HOP_NOT_IN_DOCUMENTS = ("Not in your documents: they do not say which is {description} (step {step} of this "
+                        "question). The closest passages are listed below.")
 # A summary asked for by name that matches no document. {target}.
 NO_SUCH_DOCUMENT = "Not in your documents: no document's name matches \"{target}\"."
 # The head of a summary of several documents ({n}: how many; {more}: the ones left out).

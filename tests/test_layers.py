@@ -17,7 +17,8 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     {"graph"},  # building and searching the knowledge graph
     {"indexing"},  # the indexing stages and their runner
     {"methods"},  # the ways of answering
-    {"conversation"},  # a message read against the turns before it (above the methods, which know no threads)
+    {"conversation", "hops"},  # a message read against the turns before it; a bridge question hop by hop
+    # (both above the methods, which know no threads and read each question once)
     {"engine"},  # one collection: index, ask, history
     {"doctor"},  # what runs where: the CLI's `doctor` and the app's About box both read it
     {"console", "history_markdown", "commands", "chat", "cli", "__main__", "eval", "gui"},  # what a person uses

@@ -14,6 +14,7 @@ from k2desk.types import Answer
 
 KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; other keys follow as they are
     "conversation": "The message, read against the conversation",
+    "hops": "Hop by hop (each description found first, then the question)",
     "scope": "Documents asked about",
     "keywords": "Question keywords",
     "kg_results": "Knowledge-graph results",

@@ -1,0 +1,211 @@
+"""Bridge questions measured (issue 55): answered hop by hop against the method reading them once.
+
+The bridge set (benchmarks/bridges.jsonl, by id) holds two- and three-hop questions over the
+README's sample, the test fixtures, the two person-like folders and the three dev collections;
+each carries its final gold and every hop's question and gold (the middle entities). The set is
+split 50/50 by a seeded shuffle of the ids (``split``); tune on one half, report the held one.
+
+    .venv/bin/python benchmarks/bench_hops.py scan
+    .venv/bin/python benchmarks/bench_hops.py ask --half held --condition hops --out docs/eval/hops/ask-hops-held
+    .venv/bin/python benchmarks/bench_hops.py ask --half held --condition once --out docs/eval/hops/ask-once-held
+    .venv/bin/python benchmarks/bench_hops.py report docs/eval/hops/ask-once-held docs/eval/hops/ask-hops-held
+
+``scan`` reads questions with the grammar alone (no model, no index): how many of the set's
+questions show a bridge, and how many of the dev collections' and person-like folders' own
+questions would take the hop path (those are the only ones whose answers can change).
+
+``ask`` answers with the default method and models in one of two conditions: ``hops`` (the
+default settings: a bridge answered hop by hop) and ``once`` (settings.hops off: k2desk before
+this issue). A question is right when its answer holds every content word of its gold
+(eval.metrics.strict_match); it "answered the middle entity" when it is wrong and holds the gold of
+a hop before the last. Rows are kept by id (``rows.jsonl``), so a run resumes where it stopped.
+The collections are the ones bench_dialogue.py indexes (``--work``, shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_dialogue import _append, _folder, _pct, _q, _rows  # noqa: E402
+
+from k2desk.eval.metrics import strict_match  # noqa: E402
+
+SET = ROOT / "benchmarks" / "bridges.jsonl"
+SEED = 55  # the issue's number: the split is fixed before anything is tuned
+BENCH = ROOT.parent / "shared" / "bench"
+
+
+def load(path: Path = SET) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def halves(items: list[dict[str, Any]]) -> dict[str, str]:
+    ids = sorted(q["id"] for q in items)
+    random.Random(SEED).shuffle(ids)
+    cut = len(ids) // 2
+    return {i: ("tune" if n < cut else "held") for n, i in enumerate(ids)}
+
+
+def chosen(half: str, limit: Optional[int] = None, collections: Optional[list[str]] = None) -> list[dict[str, Any]]:
+    items = load()
+    split = halves(items)
+    out = [q for q in items if (half == "all" or split[q["id"]] == half) and (not collections or q["collection"] in collections)]
+    return out[:limit] if limit else out
+
+
+# -- scan ---------------------------------------------------------------------------------------
+def _own_questions() -> dict[str, list[str]]:
+    """The dev collections' and person-like folders' own questions (read, never copied)."""
+    out: dict[str, list[str]] = {}
+    for name in ("multihop-rag-dev", "wiki-qa-dev", "papers-qa-dev"):
+        path = BENCH / name / "queries.jsonl"
+        if path.is_file():
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            out[name] = [r.get("query") or r.get("question") or "" for r in rows]
+    for name, script in (("person1", "person_folder.py"), ("person2", "person_folder2.py")):
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(script[:-3], ROOT / "benchmarks" / script)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[script[:-3]] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        out[name] = [q["question"] if isinstance(q, dict) else getattr(q, "question", str(q)) for q in module.QUESTIONS]
+    return out
+
+
+def cmd_scan(args: argparse.Namespace) -> None:
+    from k2desk.graph.nlp import load_pipeline
+    from k2desk.hops.find import find_bridge
+
+    nlp = load_pipeline()
+    items = chosen(args.half)
+    t0 = time.perf_counter()
+    found = [(q, find_bridge(nlp(q["question"]))) for q in items]
+    per = (time.perf_counter() - t0) / max(1, len(items))
+    hits = [q for q, b in found if b is not None]
+    first = [q for q, b in found if b is not None and b.question.rstrip("?").lower() == q["hops"][0]["question"].rstrip("?").lower()]
+    print(f"bridge set ({args.half}): a bridge found in {_pct(len(hits), len(items))}; its first hop word for word the "
+          f"set's in {len(first)}; {per * 1000:.1f} ms a question")
+    for kind in sorted({q["kind"] for q in items}):
+        n = [q for q in items if q["kind"] == kind]
+        print(f"  {kind}: {_pct(sum(1 for q in hits if q['kind'] == kind), len(n))}")
+    if args.show:
+        for q, b in found:
+            print(f"  {'+' if b else '-'} {q['id']}: {q['question']}\n      {b.question if b else ''}")
+    for name, questions in _own_questions().items():
+        fired = [q for q in questions if find_bridge(nlp(q)) is not None]
+        print(f"{name}: {len(fired)} of {len(questions)} own questions take the hop path")
+        for q in fired[:args.show_own]:
+            print(f"    {q[:160]}")
+
+
+# -- ask ----------------------------------------------------------------------------------------
+def _middle(answer: str, q: dict[str, Any]) -> bool:
+    return any(strict_match(answer, h["gold"]) for h in q["hops"][:-1])
+
+
+def cmd_ask(args: argparse.Namespace) -> None:
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+
+    settings = Settings.load(home=args.work / "home")
+    settings.hops = args.condition == "hops"
+    out = args.out / "rows.jsonl"
+    done = _rows(out)
+    engines: dict[str, Any] = {}
+    try:
+        for q in chosen(args.half, args.limit, args.collection):
+            if q["id"] in done:
+                continue
+            name = q["collection"]
+            if name not in engines:
+                engine = Engine(settings, f"dlg-{name}")
+                t0 = time.perf_counter()
+                report = engine.index([_folder(name, args.work)])
+                print(f"{name}: indexed ({len(report.added)} added) in {time.perf_counter() - t0:.1f} s", flush=True)
+                engines[name] = engine
+            a = engines[name].ask(q["question"])
+            right = strict_match(a.answer, q["gold"])
+            hops = a.trace.get("hops") or []
+            row = {"key": q["id"], "id": q["id"], "collection": name, "kind": q["kind"], "answer": a.answer,
+                   "outcome": a.outcome, "right": right, "middle": not right and _middle(a.answer, q),
+                   "bridge": bool(hops), "hops": [{"question": h["question"], "name": h.get("name", "")} for h in hops],
+                   "first_hop_right": bool(hops) and strict_match(hops[0].get("answer", ""), q["hops"][0]["gold"]),
+                   "seconds": round(a.timings.get("total", 0.0), 3), "llm_calls": a.llm.calls}
+            _append(out, row)
+            print(f"{q['id']:<18} {q['kind']:<9} {'R' if right else ('M' if row['middle'] else '-')} {row['seconds']:5.1f}s "
+                  f"{len(hops)} hops  {a.answer[:80]!r}", flush=True)
+    finally:
+        for e in engines.values():
+            e.close()
+
+
+# -- report -------------------------------------------------------------------------------------
+def cmd_report(args: argparse.Namespace) -> None:
+    runs = [(folder, _rows(folder / "rows.jsonl")) for folder in args.dirs]
+    for folder, rows in runs:
+        rs = list(rows.values())
+        secs = [r["seconds"] for r in rs]
+        print(f"## {folder}")
+        print(f"right {_pct(sum(r['right'] for r in rs), len(rs))}; answered the middle entity "
+              f"{_pct(sum(r['middle'] for r in rs), len(rs))}; declined {_pct(sum(r['outcome'] == 'declined' for r in rs), len(rs))}; "
+              f"read hop by hop {sum(r['bridge'] for r in rs)}; first hop right {sum(r['first_hop_right'] for r in rs)}")
+        for kind in sorted({r["kind"] for r in rs}):
+            k = [r for r in rs if r["kind"] == kind]
+            print(f"  {kind}: right {_pct(sum(r['right'] for r in k), len(k))}, middle {sum(r['middle'] for r in k)}")
+        for coll in sorted({r["collection"] for r in rs}):
+            k = [r for r in rs if r["collection"] == coll]
+            print(f"  {coll}: right {_pct(sum(r['right'] for r in k), len(k))}")
+        print(f"seconds a question: median {statistics.median(secs) if secs else 0:.1f}, p95 {_q(secs, 0.95):.1f}")
+        print()
+    if len(runs) == 2:
+        (fa, a), (fb, b) = runs
+        both = sorted(set(a) & set(b))
+        gained = [i for i in both if b[i]["right"] and not a[i]["right"]]
+        lost = [i for i in both if a[i]["right"] and not b[i]["right"]]
+        print(f"question for question ({len(both)} in both): {fb.name} right where {fa.name} was not: {len(gained)}; "
+              f"the reverse: {len(lost)} {lost}")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("split", help="print the halves' sizes")
+    s = sub.add_parser("scan")
+    s.add_argument("--half", choices=("tune", "held", "all"), default="tune")
+    s.add_argument("--show", action="store_true", help="every question of the set with the hop found")
+    s.add_argument("--show-own", type=int, default=0, help="this many own questions that take the hop path")
+    s = sub.add_parser("ask")
+    s.add_argument("--half", choices=("tune", "held", "all"), default="tune")
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
+    s.add_argument("--limit", type=int, default=None)
+    s.add_argument("--condition", choices=("hops", "once"), default="hops")
+    s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+    s = sub.add_parser("report")
+    s.add_argument("dirs", nargs="+", type=Path)
+    args = ap.parse_args(argv)
+    if args.cmd == "split":
+        items = load()
+        split = halves(items)
+        for half in ("tune", "held"):
+            part = [q for q in items if split[q["id"]] == half]
+            kinds = {k: sum(1 for q in part if q["kind"] == k) for k in sorted({q["kind"] for q in part})}
+            print(f"{half}: {len(part)} questions {kinds}")
+        return
+    {"scan": cmd_scan, "ask": cmd_ask, "report": cmd_report}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""A bridge question answered one hop at a time (IRCoT's and self-ask's chain, narrowed to what the
+question's grammar shows): the innermost description is asked as a question of its own, its answer
+put in its place, and so on up to ``MAX_HOPS`` descriptions; then the question that is left.
+
+Each hop is a whole answer of the unchanged method (its own passages, its own support check:
+the final answer is checked against the last hop's question, not against the whole chain). A hop
+the documents do not answer ends the chain with "not in your documents", naming that hop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Optional
+
+from k2desk import prompts
+from k2desk.hops.find import find_bridge, substitute
+from k2desk.types import Answer
+
+MAX_HOPS = 2  # descriptions resolved before the last question: at most three readings
+NAME_WORDS = 12  # a hop's answer longer than this is no name to put in a question
+
+
+def _name(answer: Answer) -> str:
+    """The hop's answer as a name to put in the next question ("" when it is none)."""
+    text = " ".join(answer.answer.split()).strip().rstrip(".")
+    if answer.outcome == "declined" or not text or len(text.split()) > NAME_WORDS:
+        return ""
+    return text
+
+
+def _hop_trace(bridge, answer: Answer, name: str, seconds: float) -> dict[str, Any]:
+    return {**bridge.to_trace(), "answer": answer.answer, "name": name, "outcome": answer.outcome,
+            "sources": [s.title or s.document for s in answer.sources[:2]], "seconds": round(seconds, 3)}
+
+
+def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
+                   max_hops: int = MAX_HOPS) -> Optional[Answer]:
+    """The answer to ``question`` read hop by hop, or None when its grammar shows no bridge (the
+    caller then asks it as it stands). ``ask(question, last)`` answers one question with the
+    method (``last``: the final hop, whose tokens may be streamed)."""
+    doc = nlp(question)
+    bridge = find_bridge(doc)
+    if bridge is None:
+        return None
+    hops: list[dict[str, Any]] = []
+    answers: list[Answer] = []
+    current, resolved = question, []
+    while bridge is not None and len(hops) < max_hops:
+        t0 = time.perf_counter()
+        hop = ask(bridge.question, False)
+        name = _name(hop)
+        hops.append(_hop_trace(bridge, hop, name, time.perf_counter() - t0))
+        answers.append(hop)
+        if not name:
+            return _declined(question, bridge, hop, hops, answers)
+        current = substitute(current, bridge, name)
+        resolved.append(name)
+        bridge = find_bridge(nlp(current), resolved)
+    t0 = time.perf_counter()
+    final = ask(current, True)
+    hops.append({"question": current, "answer": final.answer, "outcome": final.outcome,
+                 "sources": [s.title or s.document for s in final.sources[:2]],
+                 "seconds": round(time.perf_counter() - t0, 3)})
+    return _combined(question, final, hops, answers)
+
+
+def _combined(question: str, final: Answer, hops: list[dict[str, Any]], earlier: list[Answer]) -> Answer:
+    """The last hop's answer with the chain: the earlier hops' passages after its own (each once),
+    their times and model use added, every hop in the trace."""
+    seen = {s.chunk_id for s in final.sources}
+    sources = list(final.sources)
+    for a in earlier:
+        for s in a.sources[:2]:
+            if s.chunk_id not in seen:
+                sources.append(s)
+                seen.add(s.chunk_id)
+    out = Answer(question, final.method, final.answer, sources, dict(final.trace), dict(final.timings), final.llm)
+    for a in earlier:
+        out.llm.add(a.llm)
+        for k, v in a.timings.items():
+            out.timings[k] = out.timings.get(k, 0.0) + v
+    out.trace["hops"] = hops
+    return out
+
+
+def _declined(question: str, bridge, hop: Answer, hops: list[dict[str, Any]], earlier: list[Answer]) -> Answer:
+    """The chain ends where a hop is not answered: "not in your documents", saying which."""
+    step = len(hops)
+    out = _combined(question, hop, hops, earlier[:-1])
+    out.answer = prompts.HOP_NOT_IN_DOCUMENTS.format(description=bridge.description, step=step)
+    reader = dict(out.trace.get("reader") or {})
+    reader["form"] = "abstain"
+    out.trace["reader"] = reader
+    return out

@@ -1,0 +1,242 @@
+"""Bridges found in a question's grammar (spaCy's parse; no word lists): a description that stands
+for an entity the question does not name, which must be found before the question can be asked.
+
+- A relative clause on a noun that is not what the question asks for: "Who founded [the company
+  that salvaged the wreck]?", "Who runs [the institute whose vessel found the reef]?", "Where is
+  the headquarters of [the company that Acme acquired]?".
+- A reduced relative (a participle with its own words): "Which company acquired [the firm founded
+  by Hanna Ostrowski]?".
+- Once a description is resolved, the "of" or possessive phrase around its answer, when that
+  phrase is itself not what the question asks for: "Where was [the founder of <the shipyard>]
+  born?" (the second hop of a three-reading question).
+
+``find_bridge`` returns the innermost one with the factoid question that names it ("Which company
+salvaged the wreck?"); the caller answers that, puts the answer in the description's place and
+looks again. A question without a bridge gets None from one parse (~4 ms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+WH_TAGS = ("WDT", "WP", "WP$", "WRB")
+SUBJECTS = ("nsubj", "nsubjpass")
+NOUNS = ("NOUN", "PROPN")
+MAX_CLAUSES = 3  # verbs in a question of two nested descriptions ("Where was the founder of the
+# yard that built the ship that … born?"); one with more asks several things and is asked as it stands
+
+
+@dataclass(frozen=True)
+class Bridge:
+    description: str  # as written in the question ("the company that salvaged the wreck")
+    question: str  # the factoid question that names what it describes ("Which company salvaged the wreck?")
+    kind: str  # "relative", "participle", "of" (an "of"/possessive phrase around an earlier hop's answer)
+    start: int = 0  # its characters in the question
+    end: int = 0
+
+    def to_trace(self) -> dict[str, Any]:
+        return {"description": self.description, "question": self.question, "kind": self.kind}
+
+
+def _text(tokens) -> str:
+    return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _in_relative(t) -> bool:
+    """Whether ``t`` is inside a relative or participle clause (its relativizer included)."""
+    for a in [t, *t.ancestors]:
+        if a.dep_ in ("relcl", "acl"):
+            return True
+    return False
+
+
+def _wh_root(doc):
+    """The root of the sentence that holds the question's wh-word (the first sentence else)."""
+    wh = next((t for t in doc if t.tag_ in WH_TAGS), None)
+    return (wh.sent if wh is not None else doc[:]).root
+
+
+def _copular(doc) -> bool:
+    """The question's root is "be" with no verb outside a relative clause ("Who is …", "Where is
+    …"; not "Where was … born", a passive)."""
+    root = _wh_root(doc)
+    if root.lemma_ != "be" or root.pos_ != "AUX":
+        return False
+    return not any(t.pos_ == "VERB" and not any(_describes(a) for a in (t, *t.ancestors)) for t in doc)
+
+
+def _describes(t) -> bool:
+    """A relative clause, or a participle with words of its own ("associated with FTX"; not the
+    bare "born" spaCy sometimes hangs on a noun)."""
+    return t.dep_ == "relcl" or t.dep_ == "acl" and bool(list(t.children))
+
+
+def _targets(doc) -> set[int]:
+    """The nouns the question asks for: the one carrying the wh-word ("which company", "how many
+    cars"), and with a copular root the argument on the other side of the wh-word ("Who is [the
+    founder of …]")."""
+    out = set()
+    for t in doc:
+        if t.pos_ in NOUNS and (t.tag_ in WH_TAGS or any(w.tag_ in WH_TAGS for c in t.lefts for w in c.subtree)):
+            out.add(t.i)
+    if _copular(doc):
+        root = _wh_root(doc)
+        out |= {c.i for c in root.children if c.dep_ in ("nsubj", "attr") and c.tag_ not in WH_TAGS}
+    return out
+
+
+def _is_target(head, doc, targets: set[int]) -> bool:
+    """Whether the noun ``head`` is what the question asks for, or part of its description ("the
+    individual [associated with the company that …]"). A noun reached from a target through "of"
+    alone is a step on the way ("the founder of [the company that …]"), not the answer."""
+    if head.i in targets:
+        return True
+    node = head
+    while node.head.i != node.i:
+        parent = node.head
+        if node.dep_ == "pobj" and parent.lower_ == "of" and parent.head.pos_ in NOUNS and parent.head.i in targets:
+            return False
+        if parent.i in targets:
+            return True
+        node = parent
+    return False
+
+
+def _clause_end(verb, doc) -> int:
+    """The last token index of a relative clause."""
+    return _trimmed(doc, verb.right_edge.i, verb.i)
+
+
+def _trimmed(doc, end: int, floor: int) -> int:
+    """``end`` without trailing punctuation, nor a trailing bare participle that spaCy hung on a
+    noun ("… rescued the crew born?": "born" belongs to the question)."""
+    last = doc[end]
+    if last.tag_ == "VBN" and last.dep_ == "acl" and not list(last.children) and last.i > floor:
+        end -= 1
+    while end > floor and doc[end].is_punct:
+        end -= 1
+    return end
+
+
+def _noun_words(head, clause_start: int) -> str:
+    """The described noun without its article: "company", "first Norwegian salvage company",
+    "company in Bremen" (what stands between the noun and its clause comes along)."""
+    start = head.left_edge.i
+    doc = head.doc
+    while start < head.i and doc[start].pos_ == "DET":
+        start += 1
+    return _text(doc[start:clause_start])
+
+
+def _be(head, past: bool) -> str:
+    plural = head.tag_ in ("NNS", "NNPS")
+    if past:
+        return "were" if plural else "was"
+    return "are" if plural else "is"
+
+
+def _relative_question(head, verb, doc) -> str:
+    """"Which company salvaged the wreck?" from "the company that salvaged the wreck"."""
+    end = _clause_end(verb, doc)
+    clause = list(doc[verb.left_edge.i:end + 1])
+    rel = next((t for t in clause if t.tag_ in ("WDT", "WP", "WP$") and t.head.i in (verb.i, *[c.i for c in verb.children])), None)
+    noun = _noun_words(head, verb.left_edge.i)
+    if rel is not None and rel.tag_ == "WP$":  # "whose vessel found the reef" -> "Which institute's vessel found …"
+        rest = _text([t for t in clause if t.i != rel.i])
+        return f"Which {noun}'s {rest}?"
+    if rel is not None and rel.dep_ in SUBJECTS:  # "that salvaged the wreck"
+        return f"Which {noun} {_text([t for t in clause if t.i != rel.i])}?"
+    subject = next((c for c in verb.children if c.dep_ in SUBJECTS), None)
+    aux = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.i < verb.i]
+    if subject is not None and subject is not rel and (rel is None or rel.dep_ in ("dobj", "mark")) and \
+            verb.tag_ in ("VBD", "VBZ", "VBP", "VBN"):
+        # "that Acme acquired" -> "Which company did Acme acquire?"; "that Acme has bought" -> "has Acme bought"
+        words = [t for t in clause if rel is None or t.i != rel.i]
+        subj = _text(doc[subject.left_edge.i:subject.right_edge.i + 1])
+        after = _text([t for t in words if t.i > verb.i])
+        if aux:
+            middle = _text([t for t in words if t.i not in {a.i for a in aux} and subject.left_edge.i <= t.i <= verb.i
+                            and not (subject.left_edge.i <= t.i <= subject.right_edge.i)])
+            lead = _text(aux)
+            return f"Which {noun} {lead} {subj} {middle} {after}".rstrip() + "?"
+        if verb.tag_ != "VBN":
+            do = {"VBD": "did", "VBZ": "does", "VBP": "do"}[verb.tag_]
+            return f"Which {noun} {do} {subj} {verb.lemma_} {after}".rstrip() + "?"
+    return f"What is {_text(doc[head.left_edge.i:end + 1])}?"  # "What is the town in which she grew up?"
+
+
+def _participle_question(head, verb, doc) -> str:
+    """"Which firm was founded by Hanna Ostrowski?" from "the firm founded by Hanna Ostrowski"."""
+    end = _clause_end(verb, doc)
+    noun = _noun_words(head, verb.i)
+    return f"Which {noun} {_be(head, verb.tag_ == 'VBN')} {_text(doc[verb.i:end + 1])}?"
+
+
+def _span(doc, start: int, end: int) -> tuple[str, int, int]:
+    return _text(doc[start:end + 1]), doc[start].idx, doc[end].idx + len(doc[end].text)
+
+
+def _clause_bridges(doc, targets: set[int]) -> list[Bridge]:
+    found = []
+    main_verb = _wh_root(doc).pos_ == "VERB"
+    for verb in doc:
+        if verb.dep_ not in ("relcl", "acl") or verb.pos_ not in ("VERB", "AUX") or verb.head.pos_ not in NOUNS:
+            continue
+        head = verb.head
+        if _is_target(head, doc, targets):
+            continue
+        if verb.dep_ == "acl":  # a participle is the main verb's stand-in where spaCy found none ("when was X released")
+            if not main_verb or verb.tag_ not in ("VBN", "VBG") or \
+                    not any(c.dep_ in ("agent", "prep", "dobj", "npadvmod") for c in verb.children):
+                continue
+            question, kind = _participle_question(head, verb, doc), "participle"
+        else:
+            question, kind = _relative_question(head, verb, doc), "relative"
+        start, end = head.left_edge.i, _clause_end(verb, doc)
+        if any(t.text == "," for t in doc[start:end + 1]):  # "the company, which …": it describes, it does not pick out
+            continue
+        description, s, e = _span(doc, start, end)
+        found.append(Bridge(description, question, kind, s, e))
+    return found
+
+
+def _of_bridges(doc, resolved: Sequence[str], targets: set[int]) -> list[Bridge]:
+    """An "of" or possessive phrase around an earlier hop's answer ("the founder of Acme Salvage",
+    "Acme Salvage's founder") that the question does not ask for."""
+    found = []
+    for head in doc:
+        if head.pos_ != "NOUN" or _is_target(head, doc, targets):
+            continue
+        inner = [c for c in head.children if c.dep_ == "poss"] + \
+            [g for c in head.children if c.dep_ == "prep" and c.lower_ == "of" for g in c.children if g.dep_ == "pobj"]
+        for part in inner:
+            words = _text(doc[part.left_edge.i:part.right_edge.i + 1])
+            if not any(r and r in words for r in resolved):
+                continue
+            start = head.left_edge.i
+            end = head.i if part.dep_ == "poss" else _trimmed(doc, part.right_edge.i, part.i)
+            description, s, e = _span(doc, start, end)
+            question = f"Who or what is {description}?"
+            found.append(Bridge(description, question, "of", s, e))
+    return found
+
+
+def find_bridge(doc, resolved: Sequence[str] = ()) -> Optional[Bridge]:
+    """The innermost bridge of the parsed question ``doc`` (None: the question is asked as it
+    stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too)."""
+    if not any(t.tag_ in WH_TAGS and not _in_relative(t) for t in doc):
+        return None  # yes/no questions and requests are asked as they stand
+    if sum(t.pos_ == "VERB" for t in doc) > MAX_CLAUSES:
+        return None  # more clauses than a chain of descriptions has: a question of several parts
+    targets = _targets(doc)
+    found = _clause_bridges(doc, targets) + (_of_bridges(doc, resolved, targets) if resolved else [])
+    if not found:
+        return None
+    innermost = [b for b in found if not any(o is not b and b.start <= o.start and o.end <= b.end for o in found)]
+    return min(innermost, key=lambda b: (b.end - b.start, b.start))
+
+
+def substitute(question: str, bridge: Bridge, name: str) -> str:
+    """The question with ``name`` in the description's place."""
+    return question[:bridge.start] + name + question[bridge.end:]

@@ -1,0 +1,63 @@
+"""A bridge question answered hop by hop: each description asked first and its answer put in its
+place, the hops in the trace, a hop the documents do not answer ending the chain with the step
+named. The method is stood in for by a table of answers (the real method: tests/test_hops.py)."""
+
+import pytest
+
+from k2desk import prompts
+from k2desk.graph.nlp import load_pipeline
+from k2desk.hops import answer_by_hops
+from k2desk.types import Answer, Source
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_pipeline()
+
+
+def table(replies):
+    """ask(question, last) answering from ``replies`` (question -> answer; None: declined)."""
+    asked = []
+
+    def ask(question, last):
+        asked.append((question, last))
+        reply = replies[question]
+        n = len(asked)
+        trace = {"reader": {"form": "abstain"}} if reply is None else {"reader": {"form": "short"}}
+        return Answer(question, "k2rag", reply or prompts.NOT_IN_DOCUMENTS,
+                      [Source(f"doc{n}.md", n, 1.0, f"passage {n}")], trace, {"total": 1.0})
+    return ask, asked
+
+
+def test_a_two_hop_question(nlp):
+    ask, asked = table({"Which company salvaged the wreck?": "Nordsee Bergung",
+                        "Who founded Nordsee Bergung?": "Karl Imhoff"})
+    a = answer_by_hops("Who founded the company that salvaged the wreck?", ask, nlp)
+    assert asked == [("Which company salvaged the wreck?", False), ("Who founded Nordsee Bergung?", True)]
+    assert (a.question, a.answer, a.outcome) == ("Who founded the company that salvaged the wreck?", "Karl Imhoff", "answered")
+    assert [h["question"] for h in a.trace["hops"]] == [q for q, _ in asked]
+    assert a.trace["hops"][0]["name"] == "Nordsee Bergung"
+    assert [s.document for s in a.sources] == ["doc2.md", "doc1.md"]  # the last hop's passages first
+    assert a.timings["total"] == 2.0
+
+
+def test_a_three_hop_question_reads_the_of_phrase_around_the_first_answer(nlp):
+    ask, asked = table({"Which shipyard built the ferry?": "Kolberg yard",
+                        "Who or what is the founder of Kolberg yard?": "Hinrich Kolberg",
+                        "Where was Hinrich Kolberg born?": "Sandhorst"})
+    a = answer_by_hops("Where was the founder of the shipyard that built the ferry born?", ask, nlp)
+    assert [q for q, _ in asked] == ["Which shipyard built the ferry?", "Who or what is the founder of Kolberg yard?",
+                                     "Where was Hinrich Kolberg born?"]
+    assert a.answer == "Sandhorst" and len(a.trace["hops"]) == 3
+
+
+def test_a_hop_not_in_the_documents_ends_the_chain_and_says_which(nlp):
+    ask, asked = table({"Which company salvaged the wreck?": None})
+    a = answer_by_hops("Who founded the company that salvaged the wreck?", ask, nlp)
+    assert len(asked) == 1 and a.outcome == "declined"
+    assert a.answer.startswith("Not in your documents") and "the company that salvaged the wreck (step 1" in a.answer
+
+
+def test_a_question_without_a_bridge_is_left_to_the_caller(nlp):
+    ask, asked = table({})
+    assert answer_by_hops("Who leads the Lindenfeld Solar Cooperative?", ask, nlp) is None and asked == []

@@ -1,0 +1,57 @@
+"""Bridges found in a question's grammar (spaCy's parse): the innermost description and the
+question that names it; none where the description is what the question asks for, in yes/no
+questions, or in a question of several parts."""
+
+import pytest
+
+from k2desk.graph.nlp import load_pipeline
+from k2desk.hops.find import find_bridge, substitute
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_pipeline()
+
+
+@pytest.mark.parametrize("question, description, hop, rest", [
+    ("Who founded the company that salvaged the wreck?", "the company that salvaged the wreck",
+     "Which company salvaged the wreck?", "Who founded X?"),
+    ("Who runs the institute whose vessel found the reef?", "the institute whose vessel found the reef",
+     "Which institute's vessel found the reef?", "Who runs X?"),
+    ("Where is the headquarters of the company that Acme acquired?", "the company that Acme acquired",
+     "Which company did Acme acquire?", "Where is the headquarters of X?"),
+    ("Which company acquired the firm founded by Hanna Ostrowski?", "the firm founded by Hanna Ostrowski",
+     "Which firm was founded by Hanna Ostrowski?", "Which company acquired X?"),
+    ("Who is the founder of the company that salvaged the wreck?", "the company that salvaged the wreck",
+     "Which company salvaged the wreck?", "Who is the founder of X?"),
+    # spaCy hangs "born" on the clause's object; it belongs to the question
+    ("In which town was the captain of the ship that rescued the crew born?", "the ship that rescued the crew",
+     "Which ship rescued the crew?", "In which town was the captain of X born?"),
+])
+def test_the_innermost_description_and_the_question_that_names_it(nlp, question, description, hop, rest):
+    bridge = find_bridge(nlp(question))
+    assert (bridge.description, bridge.question) == (description, hop)
+    assert substitute(question, bridge, "X") == rest
+
+
+@pytest.mark.parametrize("question", [
+    "Which company salvaged the wreck?",  # the described thing is what is asked for
+    "Who is the company that salvaged the wreck?",
+    "Who leads the Lindenfeld Solar Cooperative?",
+    "Where is the headquarters of Nordsee Bergung?",
+    "Was the founder of Acme older than the founder of Brask?",  # yes/no: asked as it stands
+    "How many cars can the ferry carry?",
+    "Who founded Nordsee Bergung, which salvaged the wreck?",  # named: the clause describes, it does not pick out
+    "Who is the individual who founded the company that built the ship, sailed it to Norway, and later sold it"
+    " to the firm that repaired it?",  # several parts: more clauses than a chain of two descriptions
+])
+def test_no_bridge(nlp, question):
+    assert find_bridge(nlp(question)) is None
+
+
+def test_the_of_phrase_around_an_earlier_answer_is_the_next_hop(nlp):
+    question = "Where was the founder of Nordsee Bergung born?"
+    assert find_bridge(nlp(question)) is None  # named in the question: the reader reads it at once
+    bridge = find_bridge(nlp(question), resolved=["Nordsee Bergung"])
+    assert (bridge.description, bridge.kind) == ("the founder of Nordsee Bergung", "of")
+    assert substitute(question, bridge, "Karl Imhoff") == "Where was Karl Imhoff born?"
