@@ -123,6 +123,17 @@ class Answer:
         conv = self.conversation
         return str(conv.get("standalone") or "") if conv and conv.get("standalone") != conv.get("message") else ""
 
+    @property
+    def hops(self) -> list[dict[str, Any]]:
+        """The steps of a bridge question answered hop by hop (k2desk.hops; [] when read once)."""
+        hops = self.trace.get("hops") if isinstance(self.trace, dict) else None
+        return list(hops) if isinstance(hops, list) else []
+
+    def steps(self) -> str:
+        """The hops as lines a person reads: "1. Which company acquired X? → Acme" ("" when none)."""
+        return "\n".join(f"{n}. {h.get('question', '')} → {' '.join(str(h.get('answer', '')).split())[:120]}"
+                         for n, h in enumerate(self.hops, 1))
+
     def to_json(self) -> dict[str, Any]:
         """The ``ask --json`` contract (README, "Using it")."""
         conv = self.conversation

@@ -37,6 +37,7 @@ def test_a_two_hop_question(nlp):
     assert (a.question, a.answer, a.outcome) == ("Who founded the company that salvaged the wreck?", "Karl Imhoff", "answered")
     assert [h["question"] for h in a.trace["hops"]] == [q for q, _ in asked]
     assert a.trace["hops"][0]["name"] == "Nordsee Bergung"
+    assert a.steps() == "1. Which company salvaged the wreck? → Nordsee Bergung\n2. Who founded Nordsee Bergung? → Karl Imhoff"
     assert [s.document for s in a.sources] == ["doc2.md", "doc1.md"]  # the last hop's passages first
     assert a.timings["total"] == 2.0
 

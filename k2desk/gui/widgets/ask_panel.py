@@ -327,8 +327,10 @@ class AskPanel(QWidget):
         self.sources.set_sources(answer.sources, answer.question)
         conv = answer.conversation
         self.thread = conv.get("thread", self.thread)
-        self.understood.setText(f"Understood as: {answer.understood_as}" if answer.understood_as else "")
-        self.understood.setVisible(bool(answer.understood_as))
+        notes = ([f"Understood as: {answer.understood_as}"] if answer.understood_as else []) + \
+            ([f"Step by step:\n{answer.steps()}"] if answer.hops else [])
+        self.understood.setText("\n".join(notes))
+        self.understood.setVisible(bool(notes))
         self.current = (str(conv.get("message") or answer.question), answer.understood_as, answer.answer,
                         not_in_documents(answer))
         self.question.clear()
