@@ -109,11 +109,18 @@ def _clause_end(verb, doc) -> int:
 
 
 def _trimmed(doc, end: int, floor: int) -> int:
-    """``end`` without trailing punctuation, nor a trailing bare participle that spaCy hung on a
-    noun ("… rescued the crew born?": "born" belongs to the question)."""
-    last = doc[end]
-    if last.tag_ == "VBN" and last.dep_ == "acl" and not list(last.children) and last.i > floor:
-        end -= 1
+    """``end`` without trailing punctuation, nor the question's own participle where spaCy hung it
+    on a noun inside the description: in a question whose root is a bare auxiliary ("When was …",
+    "Where was …"), a participle after ``floor`` that ends the question and names no agent is the
+    question's verb ("… rescued the crew born?", "… will charge the ferry connected to the grid?"),
+    and the description ends before it."""
+    root = _wh_root(doc)
+    if root.pos_ == "AUX" and not any(c.pos_ == "VERB" for c in root.children):
+        last = max(t.i for t in doc if not t.is_punct)
+        own = next((t for t in doc[floor + 1:end + 1] if t.tag_ == "VBN" and t.dep_ == "acl" and t.right_edge.i >= last
+                    and not any(c.dep_ == "agent" for c in t.children)), None)  # "… founded by X" describes
+        if own is not None:
+            end = own.left_edge.i - 1 if own.left_edge.i > floor else own.i - 1
     while end > floor and doc[end].is_punct:
         end -= 1
     return end
@@ -140,11 +147,13 @@ def _relative_question(head, verb, doc) -> str:
     """"Which company salvaged the wreck?" from "the company that salvaged the wreck"."""
     end = _clause_end(verb, doc)
     clause = list(doc[verb.left_edge.i:end + 1])
-    rel = next((t for t in clause if t.tag_ in ("WDT", "WP", "WP$") and t.head.i in (verb.i, *[c.i for c in verb.children])), None)
+    rel = next((t for t in clause if t.tag_ in WH_TAGS and t.head.i in (verb.i, *[c.i for c in verb.children])), None)
     noun = _noun_words(head, verb.left_edge.i)
     if rel is not None and rel.tag_ == "WP$":  # "whose vessel found the reef" -> "Which institute's vessel found …"
         rest = _text([t for t in clause if t.i != rel.i])
         return f"Which {noun}'s {rest}?"
+    if rel is not None and rel.tag_ == "WRB":  # "the shop where tickets are sold": no "which" question says it
+        return f"What is {_text(doc[head.left_edge.i:end + 1])}?"
     if rel is not None and rel.dep_ in SUBJECTS:  # "that salvaged the wreck"
         return f"Which {noun} {_text([t for t in clause if t.i != rel.i])}?"
     subject = next((c for c in verb.children if c.dep_ in SUBJECTS), None)
@@ -188,7 +197,7 @@ def _clause_bridges(doc, targets: set[int]) -> list[Bridge]:
             continue
         if verb.dep_ == "acl":  # a participle is the main verb's stand-in where spaCy found none ("when was X released")
             if not main_verb or verb.tag_ not in ("VBN", "VBG") or \
-                    not any(c.dep_ in ("agent", "prep", "dobj", "npadvmod") for c in verb.children):
+                    not any(c.dep_ in ("agent", "prep", "dobj", "npadvmod", "xcomp") for c in verb.children):
                 continue
             question, kind = _participle_question(head, verb, doc), "participle"
         else:

@@ -27,6 +27,14 @@ def nlp():
     # spaCy hangs "born" on the clause's object; it belongs to the question
     ("In which town was the captain of the ship that rescued the crew born?", "the ship that rescued the crew",
      "Which ship rescued the crew?", "In which town was the captain of X born?"),
+    ("When was the largest array of the cooperative that will charge the ferry connected to the grid?",
+     "the cooperative that will charge the ferry", "Which cooperative will charge the ferry?",
+     "When was the largest array of X connected to the grid?"),
+    ("Who runs the shop where the tickets are sold?", "the shop where the tickets are sold",
+     "What is the shop where the tickets are sold?", "Who runs X?"),
+    ("Who chairs the cooperative chosen to charge the ferry's new drive?",
+     "the cooperative chosen to charge the ferry's new drive", "Which cooperative was chosen to charge the ferry's new drive?",
+     "Who chairs X?"),
 ])
 def test_the_innermost_description_and_the_question_that_names_it(nlp, question, description, hop, rest):
     bridge = find_bridge(nlp(question))
