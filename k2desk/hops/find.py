@@ -61,7 +61,7 @@ def _copular(doc) -> bool:
     """The question's root is "be" with no verb outside a relative clause ("Who is …", "Where is
     …"; not "Where was … born", a passive)."""
     root = _wh_root(doc)
-    if root.lemma_ != "be" or root.pos_ != "AUX":
+    if root.lemma_ != "be" or root.pos_ != "AUX" or _question_participle(doc) is not None:
         return False
     return not any(t.pos_ == "VERB" and not any(_describes(a) for a in (t, *t.ancestors)) for t in doc)
 
@@ -93,8 +93,11 @@ def _is_target(head, doc, targets: set[int]) -> bool:
     if head.i in targets:
         return True
     node = head
+    root = _wh_root(doc)
     while node.head.i != node.i:
         parent = node.head
+        if parent.i == root.i and root.pos_ in NOUNS and node.dep_ == "acl":
+            return False  # "Which firm quoted for …": spaCy found no verb root; the participle is the question's verb
         if node.dep_ == "pobj" and parent.lower_ == "of" and parent.head.pos_ in NOUNS and parent.head.i in targets:
             return False
         if parent.i in targets:
@@ -108,19 +111,25 @@ def _clause_end(verb, doc) -> int:
     return _trimmed(doc, verb.right_edge.i, verb.i)
 
 
-def _trimmed(doc, end: int, floor: int) -> int:
-    """``end`` without trailing punctuation, nor the question's own participle where spaCy hung it
-    on a noun inside the description: in a question whose root is a bare auxiliary ("When was …",
-    "Where was …"), a participle after ``floor`` that ends the question and names no agent is the
-    question's verb ("… rescued the crew born?", "… will charge the ferry connected to the grid?"),
-    and the description ends before it."""
+def _question_participle(doc):
+    """The question's own participle where spaCy hung it on a noun inside a description: in a
+    question whose root is a bare auxiliary ("When was …", "In which city is …"), a participle
+    that ends the question and names no agent ("… rescued the crew born?", "… connected to the
+    grid?", "… based?"); None where there is none ("… founded by X" describes)."""
     root = _wh_root(doc)
-    if root.pos_ == "AUX" and not any(c.pos_ == "VERB" for c in root.children):
-        last = max(t.i for t in doc if not t.is_punct)
-        own = next((t for t in doc[floor + 1:end + 1] if t.tag_ == "VBN" and t.dep_ == "acl" and t.right_edge.i >= last
-                    and not any(c.dep_ == "agent" for c in t.children)), None)  # "… founded by X" describes
-        if own is not None:
-            end = own.left_edge.i - 1 if own.left_edge.i > floor else own.i - 1
+    if root.pos_ != "AUX" or any(c.pos_ == "VERB" for c in root.children):
+        return None
+    last = max((t.i for t in doc if not t.is_punct), default=-1)
+    return next((t for t in doc if t.tag_ in ("VBN", "VBD") and t.dep_ == "acl" and t.right_edge.i >= last
+                 and not any(c.dep_ == "agent" for c in t.children)), None)
+
+
+def _trimmed(doc, end: int, floor: int) -> int:
+    """``end`` without trailing punctuation, and before the question's own participle if spaCy
+    hung it inside the description (``_question_participle``)."""
+    own = _question_participle(doc)
+    if own is not None and floor < own.i <= end:
+        end = own.left_edge.i - 1 if own.left_edge.i > floor else own.i - 1
     while end > floor and doc[end].is_punct:
         end -= 1
     return end
