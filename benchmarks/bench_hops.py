@@ -16,7 +16,9 @@ questions would take the hop path (those are the only ones whose answers can cha
 
 ``ask`` answers with the default method and models in one of two conditions: ``hops`` (the
 default settings: a bridge answered hop by hop) and ``once`` (settings.hops off: k2desk before
-this issue). A question is right when its answer holds every content word of its gold
+this issue). ``--reuse ONCE_DIR`` with ``hops`` takes the rows of the questions whose grammar
+shows no bridge from that run: for them the hop path is not taken and the method reads the same
+question (the row is marked ``reused``). A question is right when its answer holds every content word of its gold
 (eval.metrics.strict_match); it "answered the middle entity" when it is wrong and holds the gold of
 a hop before the last. Rows are kept by id (``rows.jsonl``), so a run resumes where it stopped.
 The collections are the ones bench_dialogue.py indexes (``--work``, shared).
@@ -123,10 +125,21 @@ def cmd_ask(args: argparse.Namespace) -> None:
     settings.hops = args.condition == "hops"
     out = args.out / "rows.jsonl"
     done = _rows(out)
+    reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
+    nlp = None
+    if reuse:
+        from k2desk.graph.nlp import load_pipeline
+        from k2desk.hops.find import find_bridge
+
+        nlp = load_pipeline()
     engines: dict[str, Any] = {}
     try:
         for q in chosen(args.half, args.limit, args.collection):
             if q["id"] in done:
+                continue
+            if q["id"] in reuse and find_bridge(nlp(q["question"])) is None:
+                # no bridge: the hop path is not taken, the method reads the question as in the run reused
+                _append(out, {**reuse[q["id"]], "reused": str(args.reuse)})
                 continue
             name = q["collection"]
             if name not in engines:
@@ -193,6 +206,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--condition", choices=("hops", "once"), default="hops")
     s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+    s.add_argument("--reuse", type=Path, default=None,
+                   help="a 'once' run whose rows stand for the questions without a bridge (their path is the same)")
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+", type=Path)
     args = ap.parse_args(argv)

@@ -12,7 +12,7 @@ for an entity the question does not name, which must be found before the questio
 
 ``find_bridge`` returns the innermost one with the factoid question that names it ("Which company
 salvaged the wreck?"); the caller answers that, puts the answer in the description's place and
-looks again. A question without a bridge gets None from one parse (~4 ms).
+looks again. A question without a bridge gets None from one parse (~13 ms on 2 cores).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _in_relative(t) -> bool:
 
 def _wh_root(doc):
     """The root of the sentence that holds the question's wh-word (the first sentence else)."""
-    wh = next((t for t in doc if t.tag_ in WH_TAGS), None)
+    wh = next((t for t in doc if t.tag_ in WH_TAGS and not _in_relative(t)), None)
     return (wh.sent if wh is not None else doc[:]).root
 
 
