@@ -228,7 +228,7 @@ def cmd_report(args: argparse.Namespace) -> None:
                   f"all judged equivalent {_pct(sum(r['equivalent'] for r in later), len(later))}")
             print(f"added seconds: median {statistics.median(secs) if secs else 0:.2f}, p95 {_q(secs, 0.95):.2f}; "
                   f"context-free median {statistics.median([r['seconds'] for r in free]) if free else 0:.3f}; "
-                  f"model asked on {sum(r['how'] == 'llm' for r in later)} of {len(later)}")
+                  f"model asked on {sum(r['how'] not in ('unchanged', 'first') for r in later)} of {len(later)}")
             kinds = sorted({r["kind"] for r in later})
             print("by kind: " + "; ".join(f"{k} {sum(r['equivalent'] for r in later if r['kind'] == k)}/"
                                           f"{sum(1 for r in later if r['kind'] == k)}" for k in kinds))

@@ -127,7 +127,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
     done = _rows(out)
     reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
     nlp = None
-    if reuse:
+    if reuse or args.bridged_only:
         from k2desk.graph.nlp import load_pipeline
         from k2desk.hops.find import find_bridge
 
@@ -136,6 +136,8 @@ def cmd_ask(args: argparse.Namespace) -> None:
     try:
         for q in chosen(args.half, args.limit, args.collection):
             if q["id"] in done:
+                continue
+            if args.bridged_only and find_bridge(nlp(q["question"])) is None:
                 continue
             if q["id"] in reuse and find_bridge(nlp(q["question"])) is None:
                 # no bridge: the hop path is not taken, the method reads the question as in the run reused
@@ -206,6 +208,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     s.add_argument("--limit", type=int, default=None)
     s.add_argument("--condition", choices=("hops", "once"), default="hops")
     s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+    s.add_argument("--bridged-only", action="store_true",
+                   help="only the questions whose grammar shows a bridge (the others answer alike in both conditions)")
     s.add_argument("--reuse", type=Path, default=None,
                    help="a 'once' run whose rows stand for the questions without a bridge (their path is the same)")
     s = sub.add_parser("report")
