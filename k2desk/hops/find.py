@@ -63,7 +63,12 @@ def _copular(doc) -> bool:
     root = _wh_root(doc)
     if root.lemma_ != "be" or root.pos_ != "AUX" or _question_participle(doc) is not None:
         return False
-    return not any(t.pos_ == "VERB" and not any(_describes(a) for a in (t, *t.ancestors)) for t in doc)
+    return not any(_clause_verb(t) and not any(_describes(a) for a in (t, *t.ancestors)) for t in doc)
+
+
+def _clause_verb(t) -> bool:
+    """A verb that heads a clause (not "managing" in "the managing director")."""
+    return t.pos_ == "VERB" and t.dep_ not in ("amod", "compound")
 
 
 def _describes(t) -> bool:
@@ -214,6 +219,8 @@ def _clause_bridges(doc, targets: set[int]) -> list[Bridge]:
         start, end = head.left_edge.i, _clause_end(verb, doc)
         if any(t.text == "," for t in doc[start:end + 1]):  # "the company, which …": it describes, it does not pick out
             continue
+        if any(t.tag_ in ("PRP", "PRP$") for t in doc[start:end + 1]):  # "the company that acquired it": not a question of its own
+            continue
         description, s, e = _span(doc, start, end)
         found.append(Bridge(description, question, kind, s, e))
     return found
@@ -224,7 +231,9 @@ def _of_bridges(doc, resolved: Sequence[str], targets: set[int]) -> list[Bridge]
     "Acme Salvage's founder") that the question does not ask for."""
     found = []
     for head in doc:
-        if head.pos_ != "NOUN" or _is_target(head, doc, targets):
+        # the subject of the question's verb ("Where was [the founder of X] born?"); an object may
+        # be an event, not an entity ("Who won [the 2023 championship of X]?")
+        if head.pos_ != "NOUN" or head.dep_ not in SUBJECTS or _is_target(head, doc, targets):
             continue
         inner = [c for c in head.children if c.dep_ == "poss"] + \
             [g for c in head.children if c.dep_ == "prep" and c.lower_ == "of" for g in c.children if g.dep_ == "pobj"]
@@ -245,7 +254,7 @@ def find_bridge(doc, resolved: Sequence[str] = ()) -> Optional[Bridge]:
     stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too)."""
     if not any(t.tag_ in WH_TAGS and not _in_relative(t) for t in doc):
         return None  # yes/no questions and requests are asked as they stand
-    if sum(t.pos_ == "VERB" for t in doc) > MAX_CLAUSES:
+    if sum(_clause_verb(t) for t in doc) > MAX_CLAUSES:
         return None  # more clauses than a chain of descriptions has: a question of several parts
     targets = _targets(doc)
     found = _clause_bridges(doc, targets) + (_of_bridges(doc, resolved, targets) if resolved else [])

@@ -50,6 +50,7 @@ def test_the_innermost_description_and_the_question_that_names_it(nlp, question,
     "Was the founder of Acme older than the founder of Brask?",  # yes/no: asked as it stands
     "How many cars can the ferry carry?",
     "Who founded Nordsee Bergung, which salvaged the wreck?",  # named: the clause describes, it does not pick out
+    "Who made the lens, and who leads the company that acquired it?",  # a pronoun inside: no question of its own
     "Who is the individual who founded the company that built the ship, sailed it to Norway, and later sold it"
     " to the firm that repaired it?",  # several parts: more clauses than a chain of two descriptions
 ])
@@ -63,3 +64,6 @@ def test_the_of_phrase_around_an_earlier_answer_is_the_next_hop(nlp):
     bridge = find_bridge(nlp(question), resolved=["Nordsee Bergung"])
     assert (bridge.description, bridge.kind) == ("the founder of Nordsee Bergung", "of")
     assert substitute(question, bridge, "Karl Imhoff") == "Where was Karl Imhoff born?"
+    # what the question asks for, or an object that may be an event: no hop
+    for asked in ("Who is the managing director of Nordsee Bergung?", "Who won the 2023 championship of Nordsee Bergung?"):
+        assert find_bridge(nlp(asked), resolved=["Nordsee Bergung"]) is None
