@@ -54,17 +54,19 @@ def load(path: Path = SET) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def halves(dialogues: list[dict[str, Any]]) -> dict[str, str]:
-    """Conversation id -> "tune" or "held": a seeded shuffle of the sorted ids, cut in two."""
+def halves(dialogues: list[dict[str, Any]], seed: int = SEED) -> dict[str, str]:
+    """Item id -> "tune" or "held": a seeded shuffle of the sorted ids, cut in two."""
     ids = sorted(d["id"] for d in dialogues)
-    random.Random(SEED).shuffle(ids)
+    random.Random(seed).shuffle(ids)
     cut = len(ids) // 2
     return {i: ("tune" if n < cut else "held") for n, i in enumerate(ids)}
 
 
-def chosen(half: str, limit: Optional[int] = None, collections: Optional[list[str]] = None) -> list[dict[str, Any]]:
-    dialogues = load()
-    split = halves(dialogues)
+def chosen(half: str, limit: Optional[int] = None, collections: Optional[list[str]] = None,
+           path: Path = SET, seed: int = SEED) -> list[dict[str, Any]]:
+    """The items of ``half`` ("tune", "held", "all") of the set at ``path`` split by ``seed``."""
+    dialogues = load(path)
+    split = halves(dialogues, seed)
     out = [d for d in dialogues if half == "all" or split[d["id"]] == half]
     if collections:
         out = [d for d in out if d["collection"] in collections]

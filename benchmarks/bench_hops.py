@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -40,6 +39,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_dialogue import _append, _folder, _pct, _q, _rows  # noqa: E402
+from bench_dialogue import chosen as _chosen  # noqa: E402
+from bench_dialogue import halves as _halves  # noqa: E402
+from bench_dialogue import load as _load  # noqa: E402
 
 from k2desk.eval.metrics import strict_match  # noqa: E402
 
@@ -49,21 +51,15 @@ BENCH = ROOT.parent / "shared" / "bench"
 
 
 def load(path: Path = SET) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _load(path)
 
 
 def halves(items: list[dict[str, Any]]) -> dict[str, str]:
-    ids = sorted(q["id"] for q in items)
-    random.Random(SEED).shuffle(ids)
-    cut = len(ids) // 2
-    return {i: ("tune" if n < cut else "held") for n, i in enumerate(ids)}
+    return _halves(items, SEED)
 
 
 def chosen(half: str, limit: Optional[int] = None, collections: Optional[list[str]] = None) -> list[dict[str, Any]]:
-    items = load()
-    split = halves(items)
-    out = [q for q in items if (half == "all" or split[q["id"]] == half) and (not collections or q["collection"] in collections)]
-    return out[:limit] if limit else out
+    return _chosen(half, limit, collections, SET, SEED)
 
 
 # -- scan ---------------------------------------------------------------------------------------
