@@ -155,11 +155,12 @@ def _folder(name: str, work: Path) -> Path:
 
 def cmd_ask(args: argparse.Namespace) -> None:
     from k2desk.config import Settings
-    from k2desk.engine import Engine
+    from k2desk.engine import Engine, shared_llm
 
     settings = Settings.load(home=args.work / "home")
     out = args.out / "rows.jsonl"
     done = _rows(out)
+    reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
     dialogues = chosen(args.half, args.limit, args.collection)
     engines: dict[str, Any] = {}
     try:
@@ -181,6 +182,17 @@ def cmd_ask(args: argparse.Namespace) -> None:
                     r = done[key]
                     turns.append(Turn(t["message"], r.get("asked", t["message"]), r["answer"]))
                     continue
+                if reuse and args.condition == "thread":  # the same question asked of the same documents: its answer
+                    u = understand(t["message"], turns, llm=lambda: shared_llm(settings, "reader")) if n else None
+                    old = reuse.get(key)
+                    same = old is not None and "sources" in old and (u is None or (u.standalone == old["asked"] and not u.cited
+                                                              and not old.get("cited")))
+                    if same:
+                        row = {**old, "reused": True}
+                        _append(out, row)
+                        print(f"{key:<22} {t['kind']:<15} {'R' if row['right'] else '-'}  reused  {row['asked']!r}", flush=True)
+                        turns.append(Turn(t["message"], row["asked"], row["answer"], tuple(row.get("sources", ()))))
+                        continue
                 if args.condition == "thread":
                     a = engine.converse(t["message"], turns=turns, remember=False)
                     asked = a.question
@@ -194,11 +206,13 @@ def cmd_ask(args: argparse.Namespace) -> None:
                        "answer": a.answer, "outcome": a.outcome, "right": strict_match(a.answer, t["gold"]),
                        "seconds": round(a.timings.get("total", 0.0), 3),
                        "understand_seconds": round(a.timings.get("understand", 0.0), 3),
-                       "how": a.conversation.get("how", ""), "llm_calls": a.llm.calls}
+                       "how": a.conversation.get("how", ""), "llm_calls": a.llm.calls,
+                       "sources": [s.title or s.document for s in a.sources[:2]],
+                       **({"cited": a.conversation["cited"]} if a.conversation.get("cited") else {})}
                 _append(out, row)
                 print(f"{key:<22} {t['kind']:<15} {'R' if row['right'] else '-'} {row['seconds']:5.1f}s  {asked!r} -> {a.answer!r}",
                       flush=True)
-                turns.append(Turn(t["message"], asked, a.answer, tuple(s.title or s.document for s in a.sources[:2])))
+                turns.append(Turn(t["message"], asked, a.answer, tuple(row["sources"])))
     finally:
         for e in engines.values():
             e.close()
@@ -260,6 +274,8 @@ def main(argv: Optional[list[str]] = None) -> None:
         else:
             s.add_argument("--condition", choices=("thread", "standalone", "alone"), default="thread")
             s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+            s.add_argument("--reuse", type=Path, default=None,
+                           help="an earlier run's folder: a turn understood as the same question keeps its answer")
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+", type=Path)
     args = ap.parse_args(argv)

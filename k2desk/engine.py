@@ -38,6 +38,7 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
 
+CITED_MAX = 3  # documents sharing the title an earlier answer cited, asked about together (more: the whole collection)
 HOPS_METHOD = "k2rag"  # the method that answers bridge questions hop by hop (settings.hops); the paper's stay exact
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
                "graph_text": "the graph covers"}
@@ -392,20 +393,34 @@ class Engine:
                 documents = stored.scope
         method = method or "k2rag"
         understanding = understand(message, list(turns or []), llm=lambda: shared_llm(self.settings, "reader"))
+        cited = self._cited(understanding.cited) if not documents else []
+        if cited:  # "In that report, …": asked of the document an earlier answer cited
+            documents = cited
         result = self.ask(understanding.standalone, method, progress, cancel, on_token, remember=False,
                           documents=list(documents or []))
         result.llm.add(understanding.usage)
         result.timings["understand"] = understanding.seconds
         result.timings["total"] = result.timings.get("total", 0.0) + understanding.seconds
         result.trace["conversation"] = understanding.to_trace()
-        if remember:
+        if cited:
+            result.trace["conversation"]["scope"] = "cited"
+        if remember:  # a question asked of a cited document does not narrow the thread
+            kept = (stored.scope if stored is not None else []) if cited else result.scope
             if thread is None:
-                thread = self.threads.create(message, method, result.scope)
+                thread = self.threads.create(message, method, kept)
             else:
-                self.threads.update(thread, method=method, scope=result.scope)
+                self.threads.update(thread, method=method, scope=kept)
             self.history.add(result, thread_id=thread, message=message)
             result.trace["conversation"]["thread"] = thread
         return result
+
+    def _cited(self, name: str) -> list[str]:
+        """The document an earlier answer cited by ``name`` (its title, else its key); [] when
+        that names no document or more than a few."""
+        if not name:
+            return []
+        keys = self.docs.keys_titled(name) or ([name] if self.docs.get(name) else [])
+        return keys if 0 < len(keys) <= CITED_MAX else []
 
     def close(self) -> None:
         self.db.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from k2desk.config import Settings
-from k2desk.conversation import Turn
+from k2desk.conversation import Turn, Understanding
 from k2desk.engine import Engine
 from k2desk.errors import UsageError
 from k2desk.eval.metrics import strict_match
@@ -63,3 +63,21 @@ def test_a_thread_keeps_its_documents_until_widened_and_says_when_they_are_gone(
     widened = engine.converse("Who leads the Lindenfeld Solar Cooperative?", thread=thread, documents=[])
     assert widened.scope == [] and engine.threads.get(thread).scope == []
     assert len(engine.history.turns(thread)) == 3  # the refused message left nothing behind
+
+
+@pytest.mark.slow
+def test_a_question_about_a_cited_document_is_asked_of_it_alone(engine, monkeypatch):
+    """"In that article, …" read as naming a source an earlier answer cited: that question is asked
+    of the document alone, and the thread's own scope is left as it was."""
+    import k2desk.engine as engine_module
+
+    message = "What does that article say about the opening hours?"
+    understood = Understanding(message, "What does The Kessing River Ferry say about the opening hours?", "llm",
+                               cited="The Kessing River Ferry")
+    monkeypatch.setattr(engine_module, "understand", lambda *a, **k: understood)
+    ferry = next(k for k in (d.key for d in engine.documents()) if k.endswith("river-ferry.txt"))
+    answer = engine.converse(message, turns=[Turn("How long does the ferry crossing take?", answer="20 minutes",
+                                                  sources=("The Kessing River Ferry",))])
+    assert answer.scope == [ferry] and answer.conversation["scope"] == "cited"
+    assert engine.threads.get(answer.conversation["thread"]).scope == []
+    assert engine._cited("No such title") == [] and engine._cited("") == []

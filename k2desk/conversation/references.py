@@ -100,7 +100,7 @@ def _place_of(doc) -> str:
     return ""
 
 
-def _is_name(doc) -> bool:
+def is_name(doc) -> bool:
     """A short answer made of a name ("Henrike Albers", "Acme Salvage")."""
     words = [t for t in doc if not t.is_punct]
     return 0 < len(words) <= NAME_WORDS and any(t.pos_ == "PROPN" for t in words) and \
@@ -115,7 +115,7 @@ def antecedents(turns: Sequence[Turn], nlp: Any) -> dict[str, str]:
     for turn in reversed(list(turns)[-2:]):
         answer: Optional[Any] = parse(nlp, turn.answer[:300]) if turn.answer else None
         question = parse(nlp, turn.question)
-        if answer is not None and _is_name(answer):
+        if answer is not None and is_name(answer):
             person = _person_of(answer)
             if person or any(t.ent_type_ == "PERSON" for t in answer):
                 found.setdefault("person", person or answer.text.strip(" ."))

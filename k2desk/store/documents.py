@@ -109,6 +109,10 @@ class DocumentStore:
             d.stages = stages.get(d.id, [])
         return docs
 
+    def keys_titled(self, title: str) -> list[str]:
+        """Keys of the documents whose title is ``title``."""
+        return [r[0] for r in self.db.all("SELECT key FROM documents WHERE title = ? ORDER BY key", (title,))]
+
     def keys_with_prefix(self, prefix: str) -> list[str]:
         """Keys of documents whose key starts with ``prefix`` (a folder or a corpus file)."""
         like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
