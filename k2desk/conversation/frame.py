@@ -97,7 +97,7 @@ def _named_phrase(last) -> Optional[tuple[int, int]]:
 def _put(last, start: int, end: int, text: str) -> str:
     before = last[:start].text_with_ws if start else ""
     after = last[end:].text_with_ws if end < len(last) else ""
-    out = (before + text + (" " if after and not after[:1] in ("?", ".", ",") else "") + after.lstrip()).strip()
+    out = (before + text + (" " if after and after[:1] not in ("?", ".", ",") else "") + after.lstrip()).strip()
     out = out[0].upper() + out[1:] if out else out
     return out if out.endswith("?") else out.rstrip(".") + "?"
 

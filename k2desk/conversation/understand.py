@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from k2desk import prompts
 from k2desk.conversation.frame import complete_fragment, reads_as_fragment
-from k2desk.conversation.references import antecedents, content_words, is_fragment, kind_of, open_references, parse
+from k2desk.conversation.references import antecedents, content_words, kind_of, open_references, parse
 from k2desk.conversation.turns import Turn
 from k2desk.types import LLMUsage
 

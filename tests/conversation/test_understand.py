@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from k2desk.conversation import Turn, understand
-from k2desk.conversation.references import open_references
 from k2desk.conversation.frame import complete_fragment, reads_as_fragment
+from k2desk.conversation.references import open_references
 from k2desk.conversation.understand import check_rewrite, cited_source, context_words
 from k2desk.graph.nlp import load_pipeline
 
