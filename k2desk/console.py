@@ -55,6 +55,8 @@ def print_answer(answer: Answer, streamed: list[str]) -> None:
         print(f"Why: {answer.reason}.")
     if answer.understood_as:
         print(f"Understood as: {answer.understood_as}")
+    if answer.cited_note:
+        print(answer.cited_note)
     if answer.hops:
         print("Step by step:\n" + "\n".join("  " + line for line in answer.steps().splitlines()))
     if answer.coverage_note:

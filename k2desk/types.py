@@ -124,6 +124,15 @@ class Answer:
         return str(conv.get("standalone") or "") if conv and conv.get("standalone") != conv.get("message") else ""
 
     @property
+    def cited_note(self) -> str:
+        """Where a follow-up pointed at a document an earlier answer cited ("that report") and was
+        asked of it alone, a line saying so ("" otherwise)."""
+        conv = self.conversation
+        if conv.get("scope") != "cited" or not conv.get("cited"):
+            return ""
+        return f"Asked of “{conv['cited']}” alone, the document an earlier answer cited"
+
+    @property
     def hops(self) -> list[dict[str, Any]]:
         """The steps of a bridge question answered hop by hop (k2desk.hops; [] when read once)."""
         hops = self.trace.get("hops") if isinstance(self.trace, dict) else None

@@ -79,5 +79,6 @@ def test_a_question_about_a_cited_document_is_asked_of_it_alone(engine, monkeypa
     answer = engine.converse(message, turns=[Turn("How long does the ferry crossing take?", answer="20 minutes",
                                                   sources=("The Kessing River Ferry",))])
     assert answer.scope == [ferry] and answer.conversation["scope"] == "cited"
+    assert answer.cited_note == "Asked of “The Kessing River Ferry” alone, the document an earlier answer cited"
     assert engine.threads.get(answer.conversation["thread"]).scope == []
     assert engine._cited("No such title") == [] and engine._cited("") == []

@@ -328,6 +328,7 @@ class AskPanel(QWidget):
         conv = answer.conversation
         self.thread = conv.get("thread", self.thread)
         notes = ([f"Understood as: {answer.understood_as}"] if answer.understood_as else []) + \
+            ([answer.cited_note] if answer.cited_note else []) + \
             ([f"Step by step:\n{answer.steps()}"] if answer.hops else [])
         self.understood.setText("\n".join(notes))
         self.understood.setVisible(bool(notes))
