@@ -323,12 +323,14 @@ def server_store_check(settings: Settings, collection: str) -> Check:
 
 def model_file_checks(settings: Settings, store) -> list[Check]:
     """Every known model and any GGUF dropped into the models folder: present, size, verified."""
+    from k2desk.runtime.models import prepare_hint
+
     checks = []
     for row in store.status():
         name, key, label = row["name"], f"model:{row['name']}", f"model {row['name']}"
         data = {k: row[k] for k in ("role", "path", "size", "optional")}
         if not row["present"]:
-            hint = f"run `k2desk models prepare{' ' + name if row['optional'] else ''}`"
+            hint = prepare_hint(name, row["optional"], row["role"] == "llm")
             checks.append(Check(key, label, f"not prepared: {hint} ({row['path']})", MISSING, data=data))
             continue
         try:

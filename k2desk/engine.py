@@ -352,6 +352,7 @@ class Engine:
             result = self.method(method, on_token, chosen).ask(question, progress=progress, cancel=cancel)
         if documents:
             result.trace["scope"] = {"documents": sorted(scope.values())}
+        result.trace["models"] = self.models()
         coverage = self.coverage(method)
         note = self.coverage_note(method, coverage)
         if note:
@@ -413,6 +414,13 @@ class Engine:
             self.history.add(result, thread_id=thread, message=message)
             result.trace["conversation"]["thread"] = thread
         return result
+
+    def models(self) -> dict[str, str]:
+        """The models that answer here, by role: "llm" (the default method's steps), "reader" (a
+        final open answer), "check" (a yes/no claim); a server's address where one answers."""
+        if self.settings.llm_url:
+            return {"llm": self.settings.llm_url}
+        return {"llm": self.settings.llm, "reader": reader_llm_name(self.settings), "check": check_llm_name(self.settings)}
 
     def _cited(self, name: str) -> list[str]:
         """The document an earlier answer cited by ``name`` (its title, else its key); [] when

@@ -159,4 +159,5 @@ class Answer:
             "trace": self.trace,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "llm": self.llm.to_json(),
+            **({"models": self.trace["models"]} if isinstance(self.trace.get("models"), dict) else {}),
         }

@@ -166,7 +166,7 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
     if llm is not None:
         model = llm()
         reply = model.chat(_messages(message, turns), max_tokens=MAX_TOKENS, temperature=0.0, stop=["\n"],
-                           usage=result.usage)
+                           usage=result.usage, keep_state=True)
         rewrite = _clean(reply.text)
         if rewrite and _same(rewrite, message) and not reads_as_fragment(doc) and (_maybe_expletive(doc) or _names_itself(doc)):
             result.standalone, result.how = message, "llm"  # "Is it true that …": nothing to resolve

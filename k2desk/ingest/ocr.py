@@ -46,7 +46,9 @@ class OcrEngine:
     def __init__(self, models: dict[str, Path], threads: int = 0) -> None:
         missing = [role for role in OCR_MODEL_FILES if role not in models or not Path(models[role]).is_file()]
         if missing:  # never let the library look for (and download) a model itself
-            raise IngestError(f"the OCR model ({missing[0]}) is missing: run `k2desk models prepare`")
+            from k2desk.runtime.models import prepare_hint
+
+            raise IngestError(f"the OCR model ({missing[0]}) is missing: {prepare_hint(missing[0])}")
         logging.getLogger("RapidOCR").setLevel(logging.ERROR)
         from rapidocr import RapidOCR
 
@@ -175,7 +177,9 @@ def ocr_pages(indices: list[int], render, name: str, ctx: ReadContext) -> OcrRea
             continue
         if engine is None:
             if ctx.ocr is None:
-                raise IngestError(f"{name}: a scan or picture, and no OCR engine here (run `k2desk models prepare`)")
+                from k2desk.runtime.models import prepare_hint
+
+                raise IngestError(f"{name}: a scan or picture, and no OCR engine here ({prepare_hint('the OCR models')})")
             engine = ctx.ocr()
         out[i] = engine.read(render(i))
         fresh += 1

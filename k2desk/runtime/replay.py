@@ -61,13 +61,13 @@ class ReplayLLM(ChatModel):
     def chat(self, messages: list[Message], max_tokens: int = 256, temperature: float = 0.0,
              schema: Optional[dict] = None, on_token: Optional[Callable[[str], None]] = None,
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
-             stop: Optional[list[str]] = None, avoid: str = "") -> Completion:
+             stop: Optional[list[str]] = None, avoid: str = "", keep_state: bool = False) -> Completion:
         key = self._key("chat", messages, max_tokens=max_tokens, schema=schema, stop=stop or [],
                         **({"avoid": avoid} if avoid else {}))
 
         def ask() -> dict[str, Any]:
             out = self.model.chat(messages, max_tokens=max_tokens, temperature=temperature, schema=schema, stop=stop,
-                                  avoid=avoid)
+                                  avoid=avoid, keep_state=keep_state)
             return {"text": out.text, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
                     "finish_reason": out.finish_reason}
 

@@ -133,7 +133,8 @@ class ScriptedLLM:
         return self.n_ctx - self.count_tokens(" ".join(m["content"] for m in messages)) - max_tokens - 8
 
     def chat(self, messages: list[dict], max_tokens: int = 256, temperature: float = 0.0, schema: Optional[dict] = None,
-             on_token=None, usage: Optional[LLMUsage] = None, cancel=None, stop=None, avoid: str = "") -> Completion:
+             on_token=None, usage: Optional[LLMUsage] = None, cancel=None, stop=None, avoid: str = "",
+             keep_state: bool = False) -> Completion:
         if cancel:
             cancel.check()
         self.avoided.append(avoid)

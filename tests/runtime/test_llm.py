@@ -112,3 +112,23 @@ def test_a_reply_that_avoids_another_begins_otherwise_and_only_the_first_token_i
     assert the in llm.tokenize(plain, special=False)[1:], plain
     assert llm.chat(repeat, max_tokens=12, avoid=" the").text == plain
     assert llm.chat(messages, max_tokens=6).text == reply.text  # a later call is not barred
+
+
+def test_a_kept_prompt_state_is_read_back_after_other_prompts_and_changes_no_reply(llm):
+    """chat(keep_state=True) keeps the state of its prompt (llama-cpp-python's prefix cache), so a
+    later prompt with the same beginning, asked after another one, starts from it; the reply is
+    the one it would have been; a prompt asked without it leaves nothing kept."""
+    system = {"role": "system", "content": "Rewrite the question so it stands alone. " * 8}
+    ask = lambda n: [system, {"role": "user", "content": f"And its treasurer number {n}?"}]  # noqa: E731
+    other = [{"role": "user", "content": "Name a colour."}]
+    plain = [llm.chat(ask(n), max_tokens=8).text for n in (1, 2)]
+    kept_before = len(llm._kept.cache_state)
+    first = llm.chat(ask(1), max_tokens=8, keep_state=True).text
+    assert len(llm._kept.cache_state) == kept_before + 1
+    llm.chat(other, max_tokens=4)  # the context now holds another prompt
+    assert len(llm._kept.cache_state) == kept_before + 1 and llm._llm.cache is None
+    state = llm._kept[llm.tokenize(llm.render(ask(2))[0])]  # the longest kept beginning of the next prompt
+    shared = type(llm._llm).longest_token_prefix(state.input_ids.tolist(), llm.tokenize(llm.render(ask(2))[0]))
+    assert shared > len(llm.tokenize(llm.render([system])[0])) - 8
+    second = llm.chat(ask(2), max_tokens=8, keep_state=True).text
+    assert [first, second] == plain

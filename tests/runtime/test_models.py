@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -190,6 +191,20 @@ def test_unprepared_models_name_the_fix(tmp_path):
         store.resolve_embedder("all-minilm-l6-v2")
     assert not any(row["present"] for row in store.status())
     assert all(not ok for _, ok, _ in store.verify())
+
+
+def test_a_bundle_never_asks_for_a_command_that_needs_the_network(tmp_path, monkeypatch):
+    """A pyinstaller bundle (sys._MEIPASS) runs offline from a read-only folder: a model it lacks
+    is named with what the person can do there (a model file of their own), never `models prepare`."""
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    store = ModelStore(tmp_path, manifest=REAL_MANIFEST)
+    with pytest.raises(ModelError) as err:
+        store.resolve_llm("qwen2.5-coder-1.5b")
+    assert "models prepare" not in str(err.value)
+    assert "this download does not carry qwen2.5-coder-1.5b: choose a GGUF model file with --llm PATH" in str(err.value)
+    with pytest.raises(ModelError) as err:
+        store.resolve_embedder("all-minilm-l6-v2")
+    assert "models prepare" not in str(err.value) and "GGUF" not in str(err.value)
 
 
 def test_user_gguf_dropped_into_models_dir(tmp_path):
