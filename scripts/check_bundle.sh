@@ -4,7 +4,9 @@
 #      test fixtures plus a scanned PDF (read by OCR) and slides: each cited at its page or slide,
 #   2. the desktop app itself, offscreen (QT_QPA_PLATFORM=offscreen, K2DESK_GUI_SELFTEST): the
 #      window opens the collection, asks through the GUI and prints the answer as JSON.
-# Both use the bundled default model and embedder (no repository models, no network).
+# Both use the bundled models and embedder (no repository models, no network). The bundle's doctor
+# must list every model the install answers with as present and ask for no network command, and
+# its answer to the README's demo question must name the install's models (ask --json "models").
 #   K2DESK_BUNDLE=onedir|onefile|both   what to build and check (default: both)
 #   K2DESK_CHECK_NO_BUILD=1             check the existing dist/ without rebuilding
 #   K2DESK_CHECK_THREADS=N              LLM/embedder threads (default 1: robust on busy cores)
@@ -18,6 +20,7 @@ THREADS=${K2DESK_CHECK_THREADS:-1}
 PROFILE=${K2DESK_CHECK_PROFILE:-naive}
 PY=${PYTHON:-python3}
 QUESTION="How far is the Harwick Point lighthouse visible?"
+DEMO_QUESTION="Who leads the Lindenfeld Solar Cooperative?"  # the README's first command
 
 if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
   if [ ! -x .venv/bin/pyinstaller ]; then
@@ -29,8 +32,19 @@ if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
   echo "build ($MODE): $(( $(date +%s) - start )) s"
 fi
 
-# a CUDA build of llama-cpp-python makes the CUDA variant (build.spec): dist/k2desk-cuda*
+# a CUDA build of llama-cpp-python makes the CUDA variant (build.spec): dist/k2desk-cuda*; a lite
+# build (K2DESK_BUNDLE_LITE=1) carries the default model alone: dist/k2desk-lite*
 V=$(.venv/bin/python -c "from k2desk.runtime.cuda import backend_file; print('-cuda' if backend_file() else '')")
+LITE=${K2DESK_BUNDLE_LITE:-0}
+if [ "$LITE" = 1 ]; then V="$V-lite"; fi
+# the models the install answers with (the repository's models folder, default settings): the
+# bundle's answers must name the same ones, unless it is the lite build
+INSTALL_MODELS=$(.venv/bin/python -c "import json, tempfile
+from k2desk.config import Settings
+from k2desk.engine import check_llm_name, reader_llm_name
+s = Settings(home=tempfile.mkdtemp())
+print(json.dumps({'llm': s.llm, 'reader': reader_llm_name(s), 'check': check_llm_name(s)}))")
+echo "the install answers with: $INSTALL_MODELS"
 bins=()
 case $MODE in
   onedir) bins=(dist/k2desk$V/k2desk$V) ;;
@@ -71,7 +85,22 @@ import json, sys
 rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
 llm = next(r for r in rows.values() if r["default"])
 assert llm["present"] and rows["all-minilm-l6-v2"]["present"], rows
-print(f"  bundled model: {llm['name']} at {llm['path']}")
+print(f"  bundled models: {', '.join(n for n, r in rows.items() if r['present'] and r['role'] == 'llm')}")
+EOF
+  # its doctor: every model the install answers with is present, and no line asks for the network
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" doctor --json) > "$work/doctor.json" || true
+  "$PY" - "$work/doctor.json" "$INSTALL_MODELS" "$LITE" <<'EOF'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+report = json.loads(text[text.index("{"):])
+install, lite = json.loads(sys.argv[2]), sys.argv[3] == "1"
+checks = {c["key"]: c for c in report["checks"]}
+for name in ({install["llm"]} if lite else set(install.values())):
+    check = checks.get(f"model:{name}")
+    assert check and check["status"] == "ok", (name, check)
+    print(f"  doctor: model {name}: {check['found']}")
+asks = [c for c in report["checks"] if "models prepare" in json.dumps(c)]
+assert not asks, f"the bundle's doctor asks for a command that needs the network: {asks[0]}"
 EOF
   t0=$(date +%s)
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" --threads "$THREADS" index "$work/docs") | tail -4
@@ -81,6 +110,26 @@ EOF
   t2=$(date +%s)
   echo "  cli: index $((t1 - t0)) s, ask $((t2 - t1)) s"
   check_answer "$work/answer.json"
+  # the README's demo: the sample documents, the default profile and method, its question; the
+  # answer must come from the models the install answers with (the lite build: the default alone)
+  cp -r resources/sample "$work/sample"
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/demo-home" --threads "$THREADS" index "$work/sample") > /dev/null
+  (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/demo-home" --threads "$THREADS" \
+      ask "$DEMO_QUESTION" --json) > "$work/demo.json"
+  "$PY" - "$work/demo.json" "$INSTALL_MODELS" "$LITE" <<'EOF'
+import json, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+data = json.loads(text[text.index("{"):])
+models, install = data["models"], json.loads(sys.argv[2])
+print(f"  demo ({data['method']}): {data['answer'].strip()[:80]!r}, first source {data['sources'][0]['document'].rsplit('/', 1)[-1]}")
+if sys.argv[3] == "1":
+    assert models["reader"] == install["llm"], (models, install)
+    print(f"  lite: answers with {models['reader']} alone (the install: {install['reader']})")
+else:
+    assert models == install, f"the bundle answers with {models}, the install with {install}"
+    assert "Henrike Albers" in data["answer"], data["answer"]
+    print(f"  answers with the install's models: {models}")
+EOF
   for probe in "Who signed the supply agreement for the Supplier?|agreement-scan.pdf|p. 2" \
                "What was the quarterly revenue?|board.pptx|slide 2"; do
     IFS='|' read -r question file where <<<"$probe"
