@@ -71,14 +71,14 @@ def test_a_question_about_a_cited_document_is_asked_of_it_alone(engine, monkeypa
     of the document alone, and the thread's own scope is left as it was."""
     import k2desk.engine as engine_module
 
-    message = "What does that article say about the opening hours?"
-    understood = Understanding(message, "What does The Kessing River Ferry say about the opening hours?", "llm",
-                               cited="The Kessing River Ferry")
+    solar = next(d for d in engine.documents() if d.key.endswith("solar-cooperative.md"))
+    assert solar.title
+    message = "What does that article say about the members?"
+    understood = Understanding(message, f"What does {solar.title} say about the members?", "llm", cited=solar.title)
     monkeypatch.setattr(engine_module, "understand", lambda *a, **k: understood)
-    ferry = next(k for k in (d.key for d in engine.documents()) if k.endswith("river-ferry.txt"))
-    answer = engine.converse(message, turns=[Turn("How long does the ferry crossing take?", answer="20 minutes",
-                                                  sources=("The Kessing River Ferry",))])
-    assert answer.scope == [ferry] and answer.conversation["scope"] == "cited"
-    assert answer.cited_note == "Asked of “The Kessing River Ferry” alone, the document an earlier answer cited"
+    answer = engine.converse(message, turns=[Turn("Who leads the Lindenfeld Solar Cooperative?", answer="Henrike Albers",
+                                                  sources=(solar.title,))])
+    assert answer.scope == [solar.key] and answer.conversation["scope"] == "cited"
+    assert answer.cited_note == f"Asked of “{solar.title}” alone, the document an earlier answer cited"
     assert engine.threads.get(answer.conversation["thread"]).scope == []
     assert engine._cited("No such title") == [] and engine._cited("") == []

@@ -44,6 +44,28 @@ def save(settings: Settings) -> None:
         settings.settings_file.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
+def describe_model(settings: Settings) -> str:
+    """What writes the answers with ``settings`` and whether they are checked, in a line or two."""
+    from k2desk.config import CHECK_LLM
+    from k2desk.engine import reader_llm_name, verify_answers
+
+    if settings.llm_url:
+        return f"The server at {settings.llm_url} writes the answers; the answer checks are off (measured with {CHECK_LLM})."
+    reader = Path(str(reader_llm_name(settings))).name
+    if verify_answers(settings):
+        return f"Writes the answers: {reader}, its answers checked (the checks were measured with it)."
+    return (f"Writes the answers: {reader}. The answer checks are off: their thresholds were measured with "
+            f"{CHECK_LLM}, not with this model.")
+
+
+def check_loads(path: Path) -> None:
+    """Load a GGUF once with a small context (memory-mapped: seconds even for a 7B): a ModelError
+    with one line where it does not load."""
+    from k2desk.runtime.llm import LLM
+
+    LLM(path, n_ctx=256, threads=1, gpu_layers=0).close()
+
+
 class SettingsDialog(QDialog):
     """``accept()`` validates, saves ``settings.json`` in the data folder and keeps ``result_settings``."""
 
@@ -56,11 +78,17 @@ class SettingsDialog(QDialog):
 
         self.model = QComboBox()
         self._fill_models()
-        browse_model = QPushButton("Browse…")
+        browse_model = QPushButton("Use a model file…")
+        browse_model.setToolTip("Any GGUF model (a Mistral-7B, a Llama): it is loaded once to check it, then it "
+                                "answers every question")
         browse_model.clicked.connect(self.browse_model)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse_model)
+        self.model_note = QLabel("")  # what writes the answers with this choice, and whether they are checked
+        self.model_note.setWordWrap(True)
+        self.model_note.setStyleSheet("color: #5b6775;")
+        self.model.currentIndexChanged.connect(self._describe_model)
 
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(-1, 999)
@@ -102,6 +130,7 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         form.addRow("Model (GGUF)", model_row)
+        form.addRow("", self.model_note)
         form.addRow("LLM server", self.llm_url)
         form.addRow("GPU layers", self.gpu_layers)
         form.addRow("Threads", self.threads)
@@ -117,6 +146,7 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self._describe_model()
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.error)
@@ -137,6 +167,12 @@ class SettingsDialog(QDialog):
             self.model.addItem(str(self.settings.llm), self.settings.llm)
         self.model.setCurrentIndex(self.model.findData(self.settings.llm))
 
+    def _chosen_model(self) -> str:
+        return str(self.model.currentData() or self.model.currentText())
+
+    def _describe_model(self) -> None:
+        self.model_note.setText(describe_model(replace(self.settings, llm=self._chosen_model())))
+
     def browse_model(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(self.settings.models_dir),
                                               "GGUF models (*.gguf);;All files (*)")
@@ -155,7 +191,7 @@ class SettingsDialog(QDialog):
 
     def values(self) -> Settings:
         """The edited settings, validated (raises K2Error with a readable message)."""
-        llm = str(self.model.currentData() or self.model.currentText())
+        llm = self._chosen_model()
         home = Path(self.data_folder.text().strip() or str(self.settings.home)).expanduser()
         new = replace(self.settings, llm=llm, gpu_layers=self.gpu_layers.value(), threads=self.threads.value() or None,
                       summarizer=self.summarizer.currentText(), graph_extractor=self.graph_extractor.currentText(),
@@ -164,7 +200,9 @@ class SettingsDialog(QDialog):
         if new.store:
             check_server_address(new.store)  # its form only: the dialog does not wait on the network
         if not new.llm_url:
-            ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
+            path = ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
+            if llm != self.settings.llm and not any(e.name == llm for e in ModelStore(new.models_dir).entries):
+                check_loads(path)  # a file of the person's own: loaded once, so a broken one is one line now
         try:
             home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
