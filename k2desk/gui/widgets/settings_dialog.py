@@ -200,8 +200,9 @@ class SettingsDialog(QDialog):
         if new.store:
             check_server_address(new.store)  # its form only: the dialog does not wait on the network
         if not new.llm_url:
-            path = ModelStore(new.models_dir).resolve_llm(llm)  # a clear error now rather than at the first question
-            if llm != self.settings.llm and not any(e.name == llm for e in ModelStore(new.models_dir).entries):
+            store = ModelStore(new.models_dir)
+            path = store.resolve_llm(llm)  # a clear error now rather than at the first question
+            if llm != self.settings.llm and not any(e.name == llm for e in store.entries):
                 check_loads(path)  # a file of the person's own: loaded once, so a broken one is one line now
         try:
             home.mkdir(parents=True, exist_ok=True)
