@@ -426,6 +426,7 @@ demo() {
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 doctor"
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 index resources/sample"
     say "  would run: $VPY -m k2desk --home $K/demo-home --gpu-layers -1 ask \"$q\""
+    say "  then (README's question only) a follow-up in a thread and a bridge question, each its own process"
     say "  (timed; all of it in $K/demo.log, and \$OUT/demo.log when OUT is set)"
     return 0
   fi
@@ -457,6 +458,16 @@ PY
     ts=$(date +%s.%N)
     k2 ask "$q" 2>&1
     t_ask=$(secs_since "$ts")
+    # a follow-up and a bridge question, each a process of its own: the follow-up's first model load
+    # (after spaCy) crashed on an H200 before the load order was fixed (docs/gpu/README.md, 2026-11-27)
+    if [ "$q" = "$QUESTION" ]; then
+      local out rc
+      k2 ask --thread new "$q" > /dev/null 2>&1 || true
+      out=$(k2 ask --thread 1 "When was it founded?" 2>&1) && rc=0 || rc=$?
+      printf '%s\n' "$out" | head -n 2; echo "demo: follow-up exit $rc (2014 is right)"
+      out=$(k2 ask "Who chairs the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry?" 2>&1) && rc=0 || rc=$?
+      printf '%s\n' "$out" | head -n 1; echo "demo: bridge exit $rc (Henrike Albers is right)"
+    fi
     echo "demo: doctor $t_doc s, index $t_index s, ask $t_ask s (the $(cat "$K/installed-shape") build, --gpu-layers -1, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1))"
   } 2>&1 | tee "$K/demo.log"
   log "$(tail -n 1 "$K/demo.log")"

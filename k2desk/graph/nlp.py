@@ -28,6 +28,7 @@ from typing import Optional, Sequence
 from k2desk.errors import ModelError
 from k2desk.graph.extract import NAME_MAX, ExtractedEntity, ExtractedRelation, Extraction, clean
 from k2desk.progress import CancelToken
+from k2desk.runtime.llama_import import before_spacy
 from k2desk.text.names import normalize_name
 from k2desk.types import LLMUsage
 
@@ -53,6 +54,7 @@ def load_pipeline():
     global _nlp
     with _lock:
         if _nlp is None:
+            before_spacy()  # a CUDA build of llama.cpp loads before spaCy's BLAS (runtime/llama_import.py)
             try:  # the package's own load(): reads its meta.json beside it (no installed metadata,
                 # which a pyinstaller bundle does not carry, unlike spacy.load(name))
                 _nlp = importlib.import_module(SPACY_PACKAGE).load()

@@ -7,6 +7,13 @@ the shape setup builds, CUDA built into llama.cpp (docs/gpu/README.md), libllama
 moment it loads, so ``import_llama()`` loads them first, by path and globally, and imports the
 package after them. Where the package is found without importing it (``package_folder``), so a
 CUDA build is known before any of its libraries is opened.
+
+A CUDA build also shares the process with two other native stacks, and on an NVIDIA H200 the order
+they load in decided whether it ran (docs/gpu/README.md, 2026-11-27): onnxruntime imported after
+llama.cpp crashed in its import, and spaCy's BLAS (blis) loaded before llama.cpp made the model load
+crash; onnxruntime, then llama.cpp, then spaCy ran. A CPU build runs in any order. So with a CUDA
+build ``import_llama()`` imports onnxruntime first, and ``before_spacy()`` (called by whatever loads
+spaCy) loads llama.cpp first.
 """
 
 from __future__ import annotations
@@ -104,12 +111,21 @@ def preload_runtime() -> list[str]:
         return list(_missing)
 
 
+def _onnxruntime_first() -> None:
+    """onnxruntime imported, where it is installed, before a CUDA build of llama.cpp loads."""
+    try:
+        importlib.import_module("onnxruntime")
+    except ImportError:
+        pass  # no embedder installed: nothing to order
+
+
 def import_llama() -> ModuleType:
-    """``llama_cpp``, imported after the CUDA runtime's libraries when the build has CUDA; a library
-    that does not load is one line (ModelError), not a traceback."""
+    """``llama_cpp``, imported after the CUDA runtime's libraries (and onnxruntime) when the build
+    has CUDA; a library that does not load is one line (ModelError), not a traceback."""
     missing: list[str] = []
     cuda = "llama_cpp" not in sys.modules and cuda_library() is not None
     if cuda:
+        _onnxruntime_first()
         missing = preload_runtime()
     try:
         # CUDA built in registers as llama.cpp loads: "failed to initialize CUDA" where no GPU answers
@@ -121,3 +137,15 @@ def import_llama() -> ModuleType:
                 "nvidia-cublas==13.0.2.14" if missing else "; run scripts/setup.sh again")
         raise ModelError(f"llama.cpp did not load: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}{hint}") from exc
     return llama_cpp
+
+
+def before_spacy() -> None:
+    """Called before spaCy is imported: a CUDA build of llama.cpp is loaded first (with onnxruntime
+    before it), since its model load crashed where spaCy's BLAS came first. A CPU build, or a CUDA
+    build that does not load (said where a model is loaded), changes nothing."""
+    if "llama_cpp" in sys.modules or cuda_library() is None:
+        return
+    try:
+        import_llama()
+    except ModelError:
+        pass

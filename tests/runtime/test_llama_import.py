@@ -43,3 +43,27 @@ def test_a_cuda_build_whose_runtime_is_missing_says_so_in_one_line(tmp_path):
     line = out.stdout.strip()
     assert line.startswith("ModelError llama.cpp did not load: Failed to load shared library") and "\n" not in line
     assert "libcudart.so.13" in line and "pip install nvidia-cuda-runtime" in line
+
+
+ORDER = ("import sys; sys.path.insert(0, sys.argv[1]) if sys.argv[1] else None\n"
+         "from k2desk.graph.nlp import load_pipeline\n"
+         "load_pipeline()\n"
+         "loaded = list(sys.modules)  # in the order their imports began\n"
+         "print(*[loaded.index(m) if m in loaded else -1 for m in ('onnxruntime', 'llama_cpp', 'blis')])\n")
+
+
+def test_a_cuda_build_loads_after_onnxruntime_and_before_spacy(tmp_path):
+    # on an H200 the other orders crashed (docs/gpu/README.md): a stand-in CUDA build records where it loads
+    package = tmp_path / "site" / "llama_cpp"
+    (package / "lib").mkdir(parents=True)
+    (package / "lib" / "libggml-cuda.so").write_bytes(b"")
+    (package / "__init__.py").write_text("")
+    out = subprocess.run([sys.executable, "-c", ORDER, str(tmp_path / "site")], capture_output=True, text=True, check=True)
+    ort, llama, blis = map(int, out.stdout.split())
+    assert -1 < ort < llama < blis
+
+
+def test_a_cpu_build_is_not_loaded_for_spacy():
+    out = subprocess.run([sys.executable, "-c", ORDER, ""], capture_output=True, text=True, check=True)
+    ort, llama, blis = map(int, out.stdout.split())
+    assert (ort, llama) == (-1, -1) and blis > 0
