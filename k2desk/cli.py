@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc", action="append", metavar="PATH", help="ask about this document alone (repeatable)")
     s.add_argument("--thread", type=int, metavar="ID", help="continue this conversation (/threads lists them)")
 
+    s = sub.add_parser("open", parents=[common], help="open the app, indexing these files or folders as if dropped "
+                       "on it (a file manager's \"Open with k2desk\")")
+    s.add_argument("paths", nargs="*", type=Path, metavar="PATH")
+
     s = sub.add_parser("docs", parents=[common, coll], help="list or remove documents")
     dsub = s.add_subparsers(dest="docs_command", parser_class=_Parser, required=True)
     d = dsub.add_parser("list", parents=[common, coll])
@@ -143,10 +147,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
-        if args.command is None:
+        if args.command in (None, "open"):
             from k2desk.gui.app import run_app
 
-            return run_app(settings_from(args))
+            return run_app(settings_from(args), open_paths=getattr(args, "paths", None))
         settings = settings_from(args)
         from k2desk import commands
 

@@ -7,7 +7,15 @@
 # Both use the bundled models and embedder (no repository models, no network). The bundle's doctor
 # must list every model the install answers with as present and ask for no network command, and
 # its answer to the README's demo question must name the install's models (ask --json "models").
-#   K2DESK_BUNDLE=onedir|onefile|both   what to build and check (default: both)
+#   K2DESK_BUNDLE=onedir|onefile|both|deb
+#                                       what to build and check (default: both); deb (as root: it
+#                                       installs) builds the one-dir bundle and the Linux package
+#                                       (scripts/build_deb.sh), installs it with dpkg, runs the checks
+#                                       above through /usr/bin/k2desk, then: the desktop entry valid
+#                                       (desktop-file-validate), the app started from its Exec line on
+#                                       an X server (xvfb-run) with a folder to open, a collection made
+#                                       with an older package kept and answering after an upgrade, and
+#                                       dpkg -r removing the program but not the person's collections
 #   K2DESK_CHECK_NO_BUILD=1             check the existing dist/ without rebuilding
 #   K2DESK_CHECK_THREADS=N              LLM/embedder threads (default 1: robust on busy cores)
 #   K2DESK_CHECK_PROFILE=P              index build profile (default naive: no LLM work at indexing;
@@ -28,7 +36,7 @@ if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
     exit 2
   fi
   start=$(date +%s)
-  K2DESK_BUNDLE=$MODE .venv/bin/pyinstaller --noconfirm --log-level WARN build.spec
+  K2DESK_BUNDLE=${MODE/deb/onedir} .venv/bin/pyinstaller --noconfirm --log-level WARN build.spec
   echo "build ($MODE): $(( $(date +%s) - start )) s"
 fi
 
@@ -50,7 +58,14 @@ case $MODE in
   onedir) bins=(dist/k2desk$V/k2desk$V) ;;
   onefile) bins=(dist/k2desk$V-onefile) ;;
   both) bins=(dist/k2desk$V/k2desk$V dist/k2desk$V-onefile) ;;
-  *) echo "K2DESK_BUNDLE must be onedir, onefile or both" >&2; exit 2 ;;
+  deb) bins=(/usr/bin/k2desk)
+       [ -z "$V" ] || { echo "K2DESK_BUNDLE=deb packages the CPU bundle (dist/k2desk)" >&2; exit 2; }
+       [ "$(id -u)" = 0 ] || { echo "K2DESK_BUNDLE=deb installs the package: run it as root (or in a chroot)" >&2; exit 2; }
+       ! dpkg -s k2desk > /dev/null 2>&1 || { echo "a k2desk package is installed already: dpkg -r k2desk first" >&2; exit 2; }
+       for tool in desktop-file-validate xvfb-run; do
+         command -v $tool > /dev/null || { echo "$tool is missing: apt-get install desktop-file-utils xvfb" >&2; exit 2; }
+       done ;;
+  *) echo "K2DESK_BUNDLE must be onedir, onefile, both or deb" >&2; exit 2 ;;
 esac
 
 check_answer() {  # $1: JSON file of an answer; the lighthouse passage must be the first source
@@ -66,7 +81,8 @@ print(f"  first source: {data['sources'][0]['document']} (score {data['sources']
 EOF
 }
 
-for bin in "${bins[@]}"; do
+check_bin() {  # $1: the bundle's program (the one-dir's, the one-file, the installed package's)
+  local bin=$1 exe size t0 t1 t2 probe question file where  # work: global, for the EXIT trap
   [ -x "$bin" ] || { echo "missing $bin" >&2; exit 1; }
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
@@ -76,7 +92,8 @@ for bin in "${bins[@]}"; do
 d = Path(sys.argv[1]); (d / 'agreement-scan.pdf').write_bytes(o.scanned_pdf(o.CONTRACT_PAGES)); o.slides(d / 'board.pptx')" "$work/docs"
   mkdir -p "$work/home" && printf '{"build_profile": "%s"}\n' "$PROFILE" > "$work/home/settings.json"
   exe=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-  if [ "$(basename "$bin")" = k2desk ]; then size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; else size="$(du -h "$exe" | cut -f1) file"; fi
+  if [ "$bin" = /usr/bin/k2desk ]; then size="$(du -sh /opt/k2desk | cut -f1) installed"
+  elif [ "$(basename "$bin")" = k2desk ]; then size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; else size="$(du -h "$exe" | cut -f1) file"; fi
   echo "== $bin ($size)"
   # run from an empty folder with a clean environment: only what the bundle carries is used
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" models list --json) > "$work/models.json"
@@ -152,5 +169,73 @@ EOF
   check_answer "$work/gui.json"
   rm -rf "$work"
   trap - EXIT
-done
+}
+
+deb_check() {  # the Linux package: built, installed, checked as a program, a desktop app, upgraded, removed
+  local version debs person entry exec_line data
+  version=$(.venv/bin/python -c "import k2desk; print(k2desk.__version__)")
+  debs=$(mktemp -d)
+  person=$(mktemp -d)  # a person's home: the app keeps their collections in $person/.local/share/k2desk
+  # shellcheck disable=SC2064  # the folders named now
+  trap "dpkg -r k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
+  scripts/build_deb.sh --version "$version~older" --out "$debs"
+  scripts/build_deb.sh --out "$debs"
+  dpkg -i "$debs/k2desk_${version}~older_amd64.deb" > /dev/null || {
+    echo "dpkg -i failed: the window's libraries are the package's dependencies (apt-get install ./k2desk_…deb brings them)" >&2; exit 1; }
+  echo "== installed k2desk $version~older: $(dpkg -s k2desk | sed -n 's/^Installed-Size: //p') KiB"
+  entry=/usr/share/applications/k2desk.desktop
+  desktop-file-validate "$entry"
+  [ -L /usr/bin/k2desk ] && [ -f /usr/share/icons/hicolor/scalable/apps/k2desk.svg ]
+  grep -qx 'MimeType=inode/directory;' "$entry"
+  echo "  desktop entry valid ($entry), icon installed, offered for folders (inode/directory)"
+  # a person's collection, made with the older package, in their own data folder
+  cp -r resources/sample "$person/sample"
+  (cd "$person" && env -u K2DESK_MODELS -u K2DESK_HOME -u XDG_DATA_HOME HOME="$person" /usr/bin/k2desk --threads "$THREADS" \
+      index "$person/sample") > /dev/null
+  data="$person/.local/share/k2desk/collections/default.k2db"
+  [ -f "$data" ] || { echo "the collection is not in the platform's data folder: $(find "$person" -name '*.k2db')" >&2; exit 1; }
+  # the app as the menu starts it: its Exec line, a folder for %F ("Open with k2desk"), on an X server
+  mkdir -p "$person/notes" && echo "The village bakery opens at six in the morning." > "$person/notes/bakery.txt"
+  exec_line=$(sed -n 's/^Exec=//p' "$entry")
+  # shellcheck disable=SC2086  # the Exec line's words
+  (cd "$person" && env -u K2DESK_MODELS -u K2DESK_HOME -u XDG_DATA_HOME -u QT_QPA_PLATFORM HOME="$person" \
+      K2DESK_GUI_SELFTEST="$DEMO_QUESTION" K2DESK_GUI_SELFTEST_METHOD=k2rag \
+      xvfb-run -a ${exec_line/\%F/$person/notes}) 2> "$person/gui.err" | grep '^{' > "$person/gui.json" || {
+    echo "  the app started from its desktop entry gave no answer:"; tail -20 "$person/gui.err"; exit 1; }
+  "$PY" - "$person/gui.json" <<'PYCHECK'
+import json, sys
+data = json.loads(open(sys.argv[1], encoding="utf-8").read())
+assert data["ok"] and data["platform"] == "xcb" and "Henrike Albers" in data["answer"], data
+print(f"  the app from its desktop entry ({data['platform']}): {data['answer'].strip()[:60]!r}")
+PYCHECK
+  (cd "$person" && env -u K2DESK_MODELS -u K2DESK_HOME -u XDG_DATA_HOME HOME="$person" /usr/bin/k2desk docs list) > "$person/docs.txt"
+  grep -q "bakery.txt" "$person/docs.txt" || { echo "  the folder opened with the app was not taken in:"; cat "$person/docs.txt"; exit 1; }
+  echo "  the folder given to Exec (%F) was taken into the collection: $(grep bakery.txt "$person/docs.txt" | tr -s ' ' | head -c 100)"
+  # the checks every bundle passes, through the installed program (its own temporary homes)
+  check_bin /usr/bin/k2desk
+  # shellcheck disable=SC2064
+  trap "dpkg -r k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
+  # an upgrade keeps the person's collection, and it answers
+  dpkg -i "$debs/k2desk_${version}_amd64.deb" > /dev/null
+  [ "$(dpkg -s k2desk | sed -n 's/^Version: //p')" = "$version" ]
+  (cd "$person" && env -u K2DESK_MODELS -u K2DESK_HOME -u XDG_DATA_HOME HOME="$person" /usr/bin/k2desk --threads "$THREADS" \
+      ask "$DEMO_QUESTION") > "$person/after.txt"
+  grep -q "Henrike Albers" "$person/after.txt" || { echo "  after the upgrade:"; cat "$person/after.txt"; exit 1; }
+  echo "  upgraded to $version: the collection made before answers ($(head -n 1 "$person/after.txt"))"
+  # removal: the program goes, the person's collections stay
+  dpkg -r k2desk > /dev/null
+  for gone in /opt/k2desk /usr/bin/k2desk "$entry" /usr/share/icons/hicolor/scalable/apps/k2desk.svg; do
+    [ ! -e "$gone" ] && [ ! -L "$gone" ] || { echo "dpkg -r left $gone" >&2; exit 1; }
+  done
+  [ -f "$data" ] || { echo "dpkg -r took the person's collection ($data)" >&2; exit 1; }
+  echo "  removed: /opt/k2desk, /usr/bin/k2desk, the entry and the icon gone; the $(du -h "$data" | cut -f1) collection kept in the person's data folder"
+  rm -rf "$debs" "$person"
+  trap - EXIT
+}
+
+if [ "$MODE" = deb ]; then
+  deb_check
+else
+  for bin in "${bins[@]}"; do check_bin "$bin"; done
+fi
 echo "bundle check passed: ${bins[*]}"

@@ -89,7 +89,16 @@ def _selftest(app, window, question: str) -> None:
     QTimer.singleShot(SELFTEST_TIMEOUT_MS, timeout)
 
 
-def run_app(settings: Settings, argv: Optional[list[str]] = None) -> int:
+ICON = Path(__file__).with_name("k2desk.svg")  # the window's and the Linux package's icon
+
+
+def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Optional[list[Path]] = None) -> int:
+    """The window; ``open_paths`` (``k2desk open PATH…``, a file manager's "Open with k2desk") are
+    indexed into the current collection as if dropped on it."""
+    missing = [p for p in open_paths or [] if not p.exists()]
+    if missing:
+        print(f"k2desk: error: no such file or folder: {missing[0]}", file=sys.stderr)
+        return 2
     try:
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:
@@ -108,9 +117,18 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None) -> int:
     app.setApplicationName("k2desk")
     app.setOrganizationName("k2desk")
     app.setApplicationDisplayName("k2desk")
+    app.setDesktopFileName("k2desk")  # the desktop entry a window manager matches the window to
+    from PySide6.QtGui import QIcon
+
+    app.setWindowIcon(QIcon(str(ICON)))
     window = MainWindow(_remembered_home(settings), remember_home=_remember_home)
     _install_excepthook(window)
     window.show()
+    if open_paths:
+        from PySide6.QtCore import QTimer
+
+        paths = [str(p.resolve()) for p in open_paths]
+        QTimer.singleShot(0, lambda: window.index_paths(paths))
     question = os.environ.get("K2DESK_GUI_SELFTEST")
     if question:
         _selftest(app, window, question)
