@@ -208,7 +208,8 @@ def cmd_ask(args: argparse.Namespace) -> None:
                        "understand_seconds": round(a.timings.get("understand", 0.0), 3),
                        "how": a.conversation.get("how", ""), "llm_calls": a.llm.calls,
                        "sources": [s.title or s.document for s in a.sources[:2]],
-                       **({"cited": a.conversation["cited"]} if a.conversation.get("cited") else {})}
+                       **({"cited": a.conversation["cited"]} if a.conversation.get("cited") else {}),
+                       **({"scope": a.conversation["scope"]} if a.conversation.get("scope") else {})}
                 _append(out, row)
                 print(f"{key:<22} {t['kind']:<15} {'R' if row['right'] else '-'} {row['seconds']:5.1f}s  {asked!r} -> {a.answer!r}",
                       flush=True)

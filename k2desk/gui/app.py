@@ -3,6 +3,8 @@
 ``K2DESK_GUI_SELFTEST="question"`` (with optional ``K2DESK_GUI_SELFTEST_METHOD``, default hybrid,
 and ``K2DESK_GUI_SELFTEST_COLLECTION``) opens the window, asks the question through it, prints
 the answer as one JSON line and exits: the packaged build's headless smoke test.
+``K2DESK_GUI_SELFTEST_SHOWN=1`` prints one JSON line once the window is shown and exits
+(benchmarks/bench_start.py times a start to the window by it).
 """
 
 from __future__ import annotations
@@ -130,7 +132,15 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Op
         paths = [str(p.resolve()) for p in open_paths]
         QTimer.singleShot(0, lambda: window.index_paths(paths))
     question = os.environ.get("K2DESK_GUI_SELFTEST")
-    if question:
+    if os.environ.get("K2DESK_GUI_SELFTEST_SHOWN") == "1":
+        from PySide6.QtCore import QTimer
+
+        def shown() -> None:
+            print(json.dumps({"ok": True, "shown": window.isVisible(), "collection": window.collection}), flush=True)
+            app.exit(0)
+
+        QTimer.singleShot(0, shown)
+    elif question:
         _selftest(app, window, question)
     code = app.exec()
     window.close()
