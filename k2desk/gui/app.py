@@ -120,6 +120,7 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Op
     app.setOrganizationName("k2desk")
     app.setApplicationDisplayName("k2desk")
     app.setDesktopFileName("k2desk")  # the desktop entry a window manager matches the window to
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
 
     app.setWindowIcon(QIcon(str(ICON)))
@@ -127,14 +128,10 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Op
     _install_excepthook(window)
     window.show()
     if open_paths:
-        from PySide6.QtCore import QTimer
-
         paths = [str(p.resolve()) for p in open_paths]
         QTimer.singleShot(0, lambda: window.index_paths(paths))
     question = os.environ.get("K2DESK_GUI_SELFTEST")
     if os.environ.get("K2DESK_GUI_SELFTEST_SHOWN") == "1":
-        from PySide6.QtCore import QTimer
-
         def shown() -> None:
             print(json.dumps({"ok": True, "shown": window.isVisible(), "collection": window.collection}), flush=True)
             app.exit(0)

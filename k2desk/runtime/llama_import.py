@@ -115,8 +115,8 @@ def _onnxruntime_first() -> None:
     """onnxruntime imported, where it is installed, before a CUDA build of llama.cpp loads."""
     try:
         importlib.import_module("onnxruntime")
-    except ImportError:
-        pass  # no embedder installed: nothing to order
+    except (ImportError, OSError):
+        pass  # no embedder installed (or it does not load: said where it is used): nothing to order
 
 
 def import_llama() -> ModuleType:
