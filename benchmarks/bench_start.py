@@ -119,8 +119,10 @@ def measure(program: Path, work: Path) -> dict:
 
 def size_of(program: Path) -> int:
     target = program.resolve()
-    if (target.parent / "_internal").is_dir():
-        return sum(p.stat().st_size for p in target.parent.rglob("*") if p.is_file())
+    if (target.parent / "_internal").is_dir():  # pyinstaller's links to its own libraries counted once
+        return sum(p.stat().st_size for p in target.parent.rglob("*") if p.is_file() and not p.is_symlink())
+    if (target.parent.parent / "pyvenv.cfg").is_file():
+        return 0  # an install: its virtual environment and models are shared, no download of its own
     return target.stat().st_size
 
 
@@ -131,7 +133,8 @@ def table(rows: list[dict]) -> str:
         return f"{r[key + '_cold']:.1f} / {r[key + '_warm']:.1f} s"
 
     for r in rows:
-        out.append(f"| {r['program']} | {r['size_bytes'] / 2**30:.2f} GiB | {pair(r, 'version')} | {pair(r, 'window')} | "
+        size = f"{r['size_bytes'] / 2**30:.2f} GiB" if r["size_bytes"] else "–"
+        out.append(f"| {r['program']} | {size} | {pair(r, 'version')} | {pair(r, 'window')} | "
                    f"{pair(r, 'answer_gui')} | {pair(r, 'answer_cli')} |")
     return "\n".join(out)
 

@@ -7,8 +7,7 @@
 # Both use the bundled models and embedder (no repository models, no network). The bundle's doctor
 # must list every model the install answers with as present and ask for no network command, and
 # its answer to the README's demo question must name the install's models (ask --json "models").
-#   K2DESK_BUNDLE=onedir|onefile|both|deb
-#                                       what to build and check (default: both); deb (as root: it
+#   K2DESK_BUNDLE=onedir|deb            what to build and check (default: onedir); deb (as root: it
 #                                       installs) builds the one-dir bundle and the Linux package
 #                                       (scripts/build_deb.sh), installs it with dpkg, runs the checks
 #                                       above through /usr/bin/k2desk, then: the desktop entry valid
@@ -23,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-MODE=${K2DESK_BUNDLE:-both}
+MODE=${K2DESK_BUNDLE:-onedir}
 THREADS=${K2DESK_CHECK_THREADS:-1}
 PROFILE=${K2DESK_CHECK_PROFILE:-naive}
 PY=${PYTHON:-python3}
@@ -36,7 +35,7 @@ if [ "${K2DESK_CHECK_NO_BUILD:-0}" != 1 ]; then
     exit 2
   fi
   start=$(date +%s)
-  K2DESK_BUNDLE=${MODE/deb/onedir} .venv/bin/pyinstaller --noconfirm --log-level WARN build.spec
+  K2DESK_BUNDLE=onedir .venv/bin/pyinstaller --noconfirm --log-level WARN build.spec
   echo "build ($MODE): $(( $(date +%s) - start )) s"
 fi
 
@@ -56,8 +55,6 @@ echo "the install answers with: $INSTALL_MODELS"
 bins=()
 case $MODE in
   onedir) bins=(dist/k2desk$V/k2desk$V) ;;
-  onefile) bins=(dist/k2desk$V-onefile) ;;
-  both) bins=(dist/k2desk$V/k2desk$V dist/k2desk$V-onefile) ;;
   deb) bins=(/usr/bin/k2desk)
        [ -z "$V" ] || { echo "K2DESK_BUNDLE=deb packages the CPU bundle (dist/k2desk)" >&2; exit 2; }
        [ "$(id -u)" = 0 ] || { echo "K2DESK_BUNDLE=deb installs the package: run it as root (or in a chroot)" >&2; exit 2; }
@@ -65,7 +62,7 @@ case $MODE in
        for tool in desktop-file-validate xvfb-run; do
          command -v $tool > /dev/null || { echo "$tool is missing: apt-get install desktop-file-utils xvfb" >&2; exit 2; }
        done ;;
-  *) echo "K2DESK_BUNDLE must be onedir, onefile, both or deb" >&2; exit 2 ;;
+  *) echo "K2DESK_BUNDLE must be onedir or deb (the one-file form was dropped: docs/desktop.md)" >&2; exit 2 ;;
 esac
 
 check_answer() {  # $1: JSON file of an answer; the lighthouse passage must be the first source
@@ -81,7 +78,7 @@ print(f"  first source: {data['sources'][0]['document']} (score {data['sources']
 EOF
 }
 
-check_bin() {  # $1: the bundle's program (the one-dir's, the one-file, the installed package's)
+check_bin() {  # $1: the bundle's program (the one-dir's, or the installed package's)
   local bin=$1 exe size t0 t1 t2 probe question file where  # work: global, for the EXIT trap
   [ -x "$bin" ] || { echo "missing $bin" >&2; exit 1; }
   work=$(mktemp -d)
@@ -93,7 +90,7 @@ d = Path(sys.argv[1]); (d / 'agreement-scan.pdf').write_bytes(o.scanned_pdf(o.CO
   mkdir -p "$work/home" && printf '{"build_profile": "%s"}\n' "$PROFILE" > "$work/home/settings.json"
   exe=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
   if [ "$bin" = /usr/bin/k2desk ]; then size="$(du -sh /opt/k2desk | cut -f1) installed"
-  elif [ "$(basename "$bin")" = k2desk ]; then size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; else size="$(du -h "$exe" | cut -f1) file"; fi
+  else size="$(du -sh "$(dirname "$exe")" | cut -f1) folder"; fi
   echo "== $bin ($size)"
   # run from an empty folder with a clean environment: only what the bundle carries is used
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" models list --json) > "$work/models.json"
