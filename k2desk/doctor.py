@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from k2desk import PRIVACY_ENV, __version__
-from k2desk.config import DEFAULT_COLLECTION, Settings, prepare_hint
+from k2desk.config import DEFAULT_COLLECTION, Settings, download_note, prepare_hint
 from k2desk.errors import K2Error
 
 OK, WARNING, MISSING = "ok", "warning", "missing"
@@ -61,7 +61,9 @@ class Report:
 
     def text(self) -> str:
         width = max(len(c.label) for c in self.checks)
-        lines = [f"k2desk {__version__}: what runs where (home {self.settings.home}, models {self.settings.models_dir})", ""]
+        lines = [f"k2desk {__version__}: what runs where (home {self.settings.home}, models {self.settings.models_dir})"]
+        lines += [download_note()] if download_note() else []
+        lines += [""]
         lines += [f"{c.label:<{width}}  {c.status:<7}  {c.found}" for c in self.checks]
         lines += ["", "ready: the main job (index, ask) can run here" if self.ok else f"not ready: {self.reason}"]
         return "\n".join(lines)
@@ -69,6 +71,7 @@ class Report:
     def to_json(self) -> dict:
         return {"k2desk": __version__, "ok": self.ok, "reason": self.reason, "home": str(self.settings.home),
                 "models_dir": str(self.settings.models_dir), "collection": self.collection,
+                **({"download": download_note()} if download_note() else {}),
                 "checks": [c.to_json() for c in self.checks]}
 
 

@@ -113,6 +113,10 @@ for name in ({install["llm"]} if lite else set(install.values())):
     check = checks.get(f"model:{name}")
     assert check and check["status"] == "ok", (name, check)
     print(f"  doctor: model {name}: {check['found']}")
+note = report.get("download", "")  # a lite download says so; the full one says nothing
+assert ("the lite download" in note) == lite, f"download note {note!r} (lite: {lite})"
+if note:
+    print(f"  doctor: {note}")
 asks = [c for c in report["checks"] if "models prepare" in json.dumps(c)]
 assert not asks, f"the bundle's doctor asks for a command that needs the network: {asks[0]}"
 EOF

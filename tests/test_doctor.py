@@ -206,3 +206,23 @@ def settings_tiny(tmp_path, models_dir, tiny_llm_path):
     from k2desk.config import Settings
 
     return Settings(home=tmp_path / "home", models_dir=models_dir, llm="smollm2-135m", threads=1)
+
+
+@pytest.mark.parametrize("lite", [True, False])
+def test_a_lite_download_says_so_and_the_full_one_does_not(tmp_path, monkeypatch, lite):
+    """build.spec writes k2desk-bundle.json into a bundle; the lite download (the default model
+    alone) is named in the doctor's second line and its JSON, the full download adds nothing."""
+    from k2desk.config import BUNDLE_FILE, Settings
+    from k2desk.doctor import Check, Report
+
+    (tmp_path / BUNDLE_FILE).write_text(json.dumps({"name": "k2desk-lite" if lite else "k2desk", "lite": lite,
+                                                    "llm": "qwen2.5-coder-0.5b", "full_reader": "qwen2.5-coder-1.5b"}))
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    report = Report(Settings(home=tmp_path / "home"), "default", [Check("llm.model", "LLM", "here")])
+    second = report.text().splitlines()[1]
+    if lite:
+        assert second == ("k2desk-lite: the lite download, qwen2.5-coder-0.5b alone writes and checks the answers "
+                          "(the full download adds qwen2.5-coder-1.5b)")
+        assert report.to_json()["download"] == second
+    else:
+        assert second == "" and "download" not in report.to_json()

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
 
-from k2desk.config import DEFAULT_COLLECTION, Settings
+from k2desk.config import DEFAULT_COLLECTION, Settings, bundle_info
 from k2desk.engine import Engine, reader_llm_name
 from k2desk.errors import K2Error
 from k2desk.gui.watcher import FolderWatcher
@@ -244,7 +244,8 @@ class MainWindow(QMainWindow):
         docs = sum(c.values()) - c.get("skipped", 0)
         self.status.setText(f"{self.collection or 'no collection'} · {docs} document{'s' if docs != 1 else ''}: "
                             f"{table.searchable()} searchable, {c.get('done', 0)} fully indexed, {c.get('failed', 0)} failed"
-                            f" · answers with {Path(str(reader_llm_name(self.settings))).name}")
+                            f" · answers with {Path(str(reader_llm_name(self.settings))).name}"
+                            + (" (lite download)" if bundle_info().get("lite") else ""))
 
     def _in_use(self, name: str) -> bool:
         """Whether a rename or delete of collection ``name`` must wait: it is indexed or queried.
