@@ -101,8 +101,9 @@ def _same(a: str, b: str) -> bool:
 
 
 def context_words(turns: Sequence[Turn], nlp) -> set[str]:
-    """The content words the last turns offer (their questions, answers and sources)."""
-    return content_words(parse(nlp, _conversation(turns))) if turns else set()
+    """The content words the last turns offer (their questions, answers and sources), as written
+    and as lemmas: a name may be lemmatized in one parse and not in another ("Dolphins")."""
+    return _forms(parse(nlp, _conversation(turns))) if turns else set()
 
 
 def check_rewrite(message_doc, rewrite: str, nlp, context: Optional[set[str]] = None) -> str:
@@ -122,7 +123,7 @@ def check_rewrite(message_doc, rewrite: str, nlp, context: Optional[set[str]] = 
     if keep and len(kept) < math.ceil(KEEP_SHARE * len(keep)):
         return f"drops {', '.join(sorted(keep - kept))}"
     still = [r for r in open_references(doc) if r in open_references(message_doc)]
-    if still and not (context and (words - content_words(message_doc)) & context):
+    if still and not (context and (_forms(doc) - _forms(message_doc)) & context):
         return f"leaves {', '.join(still)} open"
     return ""
 

@@ -81,6 +81,14 @@ def test_a_rewrite_that_brings_in_the_conversation_is_kept_though_a_reference_st
     assert check_rewrite(message, message.text, nlp, context_words([FINAL], nlp)) == "leaves they, that game open"
 
 
+
+def test_a_name_the_conversation_brings_counts_however_the_parser_lemmatizes_it(nlp):
+    # "Dolphins" is a plural noun in the answer ("dolphin") and a name in the rewrite ("dolphins")
+    season = Turn("Which team capped off the only perfect season in league history?", answer="Dolphins")
+    message = nlp("Who did they beat in that game?")
+    assert check_rewrite(message, "Who did the Dolphins beat in that game?", nlp, context_words([season], nlp)) == ""
+
+
 @pytest.mark.parametrize("message, last, completed", [
     ("And Kessler Partners?", "How much did Siemens invest in Solvion?", "How much did Kessler Partners invest in Solvion?"),
     ("What about Ruth Okafor?", "How much was Ilse Marquardt paid for the mural?",
