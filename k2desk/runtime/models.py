@@ -62,30 +62,51 @@ def sha256_file(path: Path, cancel: CancelToken = NEVER) -> str:
 VERIFIED = ".k2desk-verified.json"  # per folder: file name -> the size, mtime and sha256 it was checked with
 
 
+def _stamps(path: Path) -> dict:
+    try:
+        stamps = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamps if isinstance(stamps, dict) else {}
+
+
+def _write_stamps(path: Path, stamps: dict) -> bool:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(stamps, indent=1), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        return False
+    return True
+
+
+def user_stamps_path() -> Path:
+    """Where a person's own checks of models in a folder they cannot write (an installed package's
+    /opt/k2desk) are remembered: their cache folder."""
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("k2desk", appauthor=False)) / "verified-models.json"
+
+
 def check_sha256(path: Path, want: str, fix: str) -> None:
     """Raise ModelError unless ``path`` hashes to ``want``: every load of a known model checks
     it. A file is hashed once per change: the check is remembered by size and mtime in a stamp
-    file beside it (a read-only folder just hashes each time)."""
+    file beside it, or, where that folder cannot be written (an installed package), in the
+    person's cache folder (user_stamps_path), so a download is hashed at its first start only."""
     st = path.stat()
     seal = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": want}
-    stamps_path = path.parent / VERIFIED
-    try:
-        stamps = json.loads(stamps_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stamps = {}
-    if not isinstance(stamps, dict):
-        stamps = {}
-    if stamps.get(path.name) == seal:
+    stamps_path, key = path.parent / VERIFIED, str(path.resolve())
+    stamps = _stamps(stamps_path)
+    if stamps.get(path.name) == seal or _stamps(user_stamps_path()).get(key) == seal:
         return
     if (got := sha256_file(path)) != want:
         raise ModelError(f"sha256 mismatch for {path}: {got}, expected {want}; the file is damaged or was changed: {fix}")
     stamps[path.name] = seal
-    try:
-        tmp = stamps_path.with_name(f"{VERIFIED}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(stamps, indent=1), encoding="utf-8")
-        tmp.replace(stamps_path)
-    except OSError:
-        pass
+    if not _write_stamps(stamps_path, stamps):
+        mine = _stamps(user_stamps_path())
+        mine[key] = seal
+        _write_stamps(user_stamps_path(), mine)
 
 
 def is_gguf(path: Path) -> bool:

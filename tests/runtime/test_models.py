@@ -154,6 +154,34 @@ def test_a_known_model_is_verified_before_load_and_hashed_once_per_change(model_
         store.resolve_embedder("all-minilm-l6-v2")
 
 
+def test_a_model_in_a_folder_the_person_cannot_write_is_hashed_at_its_first_start_only(tiny_llm_path, model_store,
+                                                                                      tmp_path, monkeypatch):
+    """An installed package's models (/opt/k2desk, root's): the stamp cannot go beside them, so the
+    person's cache folder remembers the check; a changed file is hashed again."""
+    import k2desk.runtime.models as models_module
+
+    models = tmp_path / "opt"
+    models.mkdir()
+    shutil.copy(tiny_llm_path, models / tiny_llm_path.name)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    real_write = models_module._write_stamps
+    monkeypatch.setattr(models_module, "_write_stamps",  # the folder beside the model is read-only
+                        lambda path, stamps: False if path.parent == models else real_write(path, stamps))
+    hashed = []
+    real = models_module.sha256_file
+    monkeypatch.setattr(models_module, "sha256_file", lambda p, *a: hashed.append(Path(p).name) or real(p, *a))
+    store = ModelStore(models, manifest=model_store.manifest_path)
+    for _ in range(3):  # three starts
+        store.resolve_llm("smollm2-135m")
+    assert hashed == [tiny_llm_path.name] and not (models / models_module.VERIFIED).exists()
+    remembered = json.loads(models_module.user_stamps_path().read_text())
+    assert models_module.user_stamps_path().is_relative_to(tmp_path / "cache")
+    assert remembered[str((models / tiny_llm_path.name).resolve())]["sha256"] == file_sha(tiny_llm_path)
+    os.utime(models / tiny_llm_path.name, ns=(1, 1))  # changed (here: its mtime): checked again
+    store.resolve_llm("smollm2-135m")
+    assert hashed == [tiny_llm_path.name] * 2
+
+
 # -- resolve errors -------------------------------------------------------------------
 def test_resolve_llm_missing_file(model_store, tmp_path):
     missing = tmp_path / "nope.gguf"
