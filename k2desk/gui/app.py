@@ -94,6 +94,27 @@ def _selftest(app, window, question: str) -> None:
 ICON = Path(__file__).with_name("k2desk.svg")  # the window's and the Linux package's icon
 
 
+def open_window(app, settings: Settings, open_paths: Optional[list[Path]] = None):
+    """The application named and given its icon, the main window shown, and ``open_paths`` queued
+    for indexing as if dropped on it (once the event loop runs)."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QIcon
+
+    from k2desk.gui.main_window import MainWindow
+
+    app.setApplicationName("k2desk")
+    app.setOrganizationName("k2desk")
+    app.setApplicationDisplayName("k2desk")
+    app.setDesktopFileName("k2desk")  # the desktop entry a window manager matches the window to
+    app.setWindowIcon(QIcon(str(ICON)))
+    window = MainWindow(_remembered_home(settings), remember_home=_remember_home)
+    window.show()
+    if open_paths:
+        paths = [str(p.resolve()) for p in open_paths]
+        QTimer.singleShot(0, lambda: window.index_paths(paths))
+    return window
+
+
 def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Optional[list[Path]] = None) -> int:
     """The window; ``open_paths`` (``k2desk open PATH…``, a file manager's "Open with k2desk") are
     indexed into the current collection as if dropped on it."""
@@ -113,23 +134,11 @@ def run_app(settings: Settings, argv: Optional[list[str]] = None, open_paths: Op
     if why_not:  # Qt's own answer would be a paragraph and abort()
         print(f"k2desk: error: {why_not}", file=sys.stderr)
         return 1
-    from k2desk.gui.main_window import MainWindow
+    from PySide6.QtCore import QTimer
 
     app = QApplication.instance() or QApplication(list(argv) if argv is not None else sys.argv[:1])
-    app.setApplicationName("k2desk")
-    app.setOrganizationName("k2desk")
-    app.setApplicationDisplayName("k2desk")
-    app.setDesktopFileName("k2desk")  # the desktop entry a window manager matches the window to
-    from PySide6.QtCore import QTimer
-    from PySide6.QtGui import QIcon
-
-    app.setWindowIcon(QIcon(str(ICON)))
-    window = MainWindow(_remembered_home(settings), remember_home=_remember_home)
+    window = open_window(app, settings, open_paths)
     _install_excepthook(window)
-    window.show()
-    if open_paths:
-        paths = [str(p.resolve()) for p in open_paths]
-        QTimer.singleShot(0, lambda: window.index_paths(paths))
     question = os.environ.get("K2DESK_GUI_SELFTEST")
     if os.environ.get("K2DESK_GUI_SELFTEST_SHOWN") == "1":
         def shown() -> None:

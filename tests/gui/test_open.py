@@ -7,7 +7,6 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from k2desk.cli import main  # noqa: E402
@@ -24,11 +23,20 @@ def test_open_indexes_the_paths_in_the_window(qtbot, settings, monkeypatch, tmp_
     dropped = []
     monkeypatch.setattr(MainWindow, "index_paths", lambda self, paths: dropped.append(list(paths)))
     app = QApplication.instance()
-    QTimer.singleShot(0, lambda: QTimer.singleShot(0, app.quit))  # after the paths' own single shot
-    assert gui_app.run_app(settings, open_paths=[sample_dir]) == 0
-    assert dropped == [[str(sample_dir.resolve())]]
-    assert not app.windowIcon().isNull() and gui_app.ICON.is_file()
-    assert app.desktopFileName() == "k2desk"
+    names = app.applicationName(), app.organizationName(), app.applicationDisplayName(), app.desktopFileName()
+    window = gui_app.open_window(app, settings, open_paths=[sample_dir])
+    qtbot.addWidget(window)
+    try:
+        assert window.isVisible() and dropped == []  # queued: indexed once the event loop runs
+        qtbot.waitUntil(lambda: dropped == [[str(sample_dir.resolve())]], timeout=10_000)
+        assert not app.windowIcon().isNull() and gui_app.ICON.is_file()
+        assert app.desktopFileName() == "k2desk"
+    finally:  # the tests after this one keep pytest-qt's application (its names decide where QSettings reads)
+        window.close()
+        app.setApplicationName(names[0])
+        app.setOrganizationName(names[1])
+        app.setApplicationDisplayName(names[2])
+        app.setDesktopFileName(names[3])
 
 
 def test_open_names_a_missing_path_in_one_line(tmp_path, capsys):
