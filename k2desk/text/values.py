@@ -13,8 +13,10 @@ from a sentence that gives the whole date it belongs to ("reopened on 12 Septemb
 that date — the one date of the sentence that holds it, else the answer as it was.
 
 ``with_unit(answer, sentence)``: a bare amount ("386,000") read from a sentence that names its
-unit right after it ("a contract worth 386,000 euros", "seven minutes") gets that unit; a year or
-a number followed by a name or a function word is left alone.
+unit right after it ("a contract worth 386,000 euros", "seven minutes") gets that unit, and its
+scale as written ("35" from "paid $35 million" is "$35 million"); a year or a number followed by a
+name or a function word is left alone. An amount with a scale word is one number in the normal
+form ("$35 million" and "thirty-five million dollars" are both "35000000 dollars").
 """
 
 from __future__ import annotations
@@ -26,6 +28,17 @@ from functools import lru_cache
 CURRENCIES = {"€": "euros", "$": "dollars", "£": "pounds", "¥": "yen", "₹": "rupees", "₩": "won"}
 _SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,.]*(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
 _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+(?![\d])")
+# an amount in digits with its scale word ("35 million", "$2.5 billion"): one number, since
+# alpha2digit reads the lone scale word as a number of its own ("35 1000000")
+SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_SCALED = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s+(thousand|million|billion|trillion)\b", re.I)
+
+
+def _unscaled(m: re.Match) -> str:
+    from decimal import Decimal
+
+    value = Decimal(m.group(1).replace(",", "")).scaleb(SCALES[m.group(2).lower()])
+    return format(value.quantize(Decimal(1)) if value == value.to_integral() else value.normalize(), "f")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
@@ -36,6 +49,7 @@ def normal_values(text: str) -> str:
         return text
     from text_to_num import alpha2digit
 
+    text = _SCALED.sub(_unscaled, text)
     try:
         text = alpha2digit(text, "en", threshold=0)
     except Exception:  # noqa: BLE001 - a text the parser cannot read keeps its words
@@ -64,6 +78,10 @@ def with_unit(answer: str, sentence: str, function_words: frozenset[str] = froze
     number = wanted.pop()
     if len(number) == 4 and number.isdigit() and 1000 <= int(number) <= 2199:  # a year
         return answer
+    scaled = re.search(r"(?<![\w.,])([€$£¥₹₩]\s?)?" + re.escape(number) + r"\s+(thousand|million|billion|trillion)\b"
+                       r"(\s+(?:euros|dollars|pounds|yen|rupees|won)\b)?", sentence, re.I)
+    if scaled:  # "$35 million": the amount as the sentence writes it, not "35 dollars"
+        return scaled.group(0)
     m = re.search(_UNIT_AFTER.format(number=re.escape(number)), normal_values(sentence))
     if not m or m.group(2) in function_words:
         return answer

@@ -1,6 +1,6 @@
 """One normal form for values (text/values.py): number words, currency signs, digit groups."""
 
-from k2desk.text.values import bare_number, normal_values, numbers
+from k2desk.text.values import bare_number, normal_values, numbers, with_unit
 
 
 def test_numbers_in_words_are_their_digits():
@@ -59,3 +59,14 @@ def test_only_a_bare_amount_or_a_partial_date_is_worth_completing():
 def test_a_bare_number_is_a_number_and_nothing_else():
     assert bare_number("1978") and bare_number(" 18,600 ") and bare_number("4.86")
     assert not bare_number("18,600 euros") and not bare_number("about 40") and not bare_number("")
+
+
+def test_an_amount_with_its_scale_word_is_one_number_and_keeps_its_scale():
+    # alpha2digit alone reads "million" after digits as a number of its own ("35 1000000")
+    assert normal_values("paid $35 million") == "paid 35000000 dollars"
+    assert normal_values("thirty-five million dollars") == normal_values("$35 million") == "35000000 dollars"
+    assert normal_values("2.5 billion") == "2500000000" and normal_values("1,200 thousand") == "1200000"
+    # a bare amount read from such a sentence gets its scale and sign as written, not "35 dollars"
+    assert with_unit("35", "Steph Curry was paid $35 million to lend FTX legitimacy") == "$35 million"
+    assert with_unit("18", "Of that, 18 billion euros went to Apple.") == "18 billion euros"
+    assert with_unit("35", "In 35 years the town grew.") == "35 years"
