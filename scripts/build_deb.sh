@@ -42,6 +42,12 @@ mkdir -p "$STAGE/DEBIAN" "$STAGE/opt" "$STAGE/usr/bin" "$STAGE/usr/share/applica
          "$STAGE/usr/share/icons/hicolor/scalable/apps" "$STAGE/usr/share/doc/k2desk"
 # hard links where the stage shares the bundle's file system (2 GB of models not copied), else a copy
 cp -al "$BUNDLE" "$STAGE/opt/k2desk" 2>/dev/null || cp -a "$BUNDLE" "$STAGE/opt/k2desk"
+# the models' check stamps (k2desk/runtime/models.py) are the package's own files: where the program
+# runs as root it writes them, and dpkg -r then removes them with the rest (a person's own checks go
+# to their cache folder, since they cannot write here)
+find "$STAGE/opt/k2desk/_internal/models" -type d | while read -r d; do
+  [ -e "$d/.k2desk-verified.json" ] || echo '{}' > "$d/.k2desk-verified.json"
+done
 ln -s /opt/k2desk/k2desk "$STAGE/usr/bin/k2desk"
 install -m 644 packaging/linux/k2desk.desktop "$STAGE/usr/share/applications/k2desk.desktop"
 install -m 644 k2desk/gui/k2desk.svg "$STAGE/usr/share/icons/hicolor/scalable/apps/k2desk.svg"

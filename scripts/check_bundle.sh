@@ -58,7 +58,7 @@ case $MODE in
   deb) bins=(/usr/bin/k2desk)
        [ -z "$V" ] || { echo "K2DESK_BUNDLE=deb packages the CPU bundle (dist/k2desk)" >&2; exit 2; }
        [ "$(id -u)" = 0 ] || { echo "K2DESK_BUNDLE=deb installs the package: run it as root (or in a chroot)" >&2; exit 2; }
-       ! dpkg -s k2desk > /dev/null 2>&1 || { echo "a k2desk package is installed already: dpkg -r k2desk first" >&2; exit 2; }
+       [ "$(dpkg-query -W -f='${Status}' k2desk 2>/dev/null)" != "install ok installed" ] || { echo "a k2desk package is installed already: dpkg -r k2desk first" >&2; exit 2; }
        for tool in desktop-file-validate xvfb-run; do
          command -v $tool > /dev/null || { echo "$tool is missing: apt-get install desktop-file-utils xvfb" >&2; exit 2; }
        done ;;
@@ -178,7 +178,7 @@ deb_check() {  # the Linux package: built, installed, checked as a program, a de
   debs=$(mktemp -d)
   person=$(mktemp -d)  # a person's home: the app keeps their collections in $person/.local/share/k2desk
   # shellcheck disable=SC2064  # the folders named now
-  trap "dpkg -r k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
+  trap "dpkg -P k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
   scripts/build_deb.sh --version "$version~older" --out "$debs"
   scripts/build_deb.sh --out "$debs"
   dpkg -i "$debs/k2desk_${version}~older_amd64.deb" > /dev/null || {
@@ -215,7 +215,7 @@ PYCHECK
   # the checks every bundle passes, through the installed program (its own temporary homes)
   check_bin /usr/bin/k2desk
   # shellcheck disable=SC2064
-  trap "dpkg -r k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
+  trap "dpkg -P k2desk > /dev/null 2>&1 || true; rm -rf '$debs' '$person'" EXIT
   # an upgrade keeps the person's collection, and it answers
   dpkg -i "$debs/k2desk_${version}_amd64.deb" > /dev/null
   [ "$(dpkg -s k2desk | sed -n 's/^Version: //p')" = "$version" ]
@@ -230,6 +230,7 @@ PYCHECK
   done
   [ -f "$data" ] || { echo "dpkg -r took the person's collection ($data)" >&2; exit 1; }
   echo "  removed: /opt/k2desk, /usr/bin/k2desk, the entry and the icon gone; the $(du -h "$data" | cut -f1) collection kept in the person's data folder"
+  dpkg -P k2desk > /dev/null  # purged: nothing of the package left on this machine (its postrm kept it listed)
   rm -rf "$debs" "$person"
   trap - EXIT
 }
