@@ -61,17 +61,18 @@ class Report:
 
     def text(self) -> str:
         width = max(len(c.label) for c in self.checks)
-        lines = [f"k2desk {__version__}: what runs where (home {self.settings.home}, models {self.settings.models_dir})"]
-        lines += [download_note()] if download_note() else []
-        lines += [""]
+        note = download_note()  # a lite download says so under the title
+        lines = [f"k2desk {__version__}: what runs where (home {self.settings.home}, models {self.settings.models_dir})",
+                 *([note] if note else []), ""]
         lines += [f"{c.label:<{width}}  {c.status:<7}  {c.found}" for c in self.checks]
         lines += ["", "ready: the main job (index, ask) can run here" if self.ok else f"not ready: {self.reason}"]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
+        note = download_note()
         return {"k2desk": __version__, "ok": self.ok, "reason": self.reason, "home": str(self.settings.home),
                 "models_dir": str(self.settings.models_dir), "collection": self.collection,
-                **({"download": download_note()} if download_note() else {}),
+                **({"download": note} if note else {}),
                 "checks": [c.to_json() for c in self.checks]}
 
 

@@ -22,24 +22,27 @@ form ("$35 million" and "thirty-five million dollars" are both "35000000 dollars
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import lru_cache
 
 # A currency sign is written before its amount, its name after: "€380" / "380 euros".
 CURRENCIES = {"€": "euros", "$": "dollars", "£": "pounds", "¥": "yen", "₹": "rupees", "₩": "won"}
 _SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,.]*(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
 _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+(?![\d])")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # an amount in digits with its scale word ("35 million", "$2.5 billion"): one number, since
 # alpha2digit reads the lone scale word as a number of its own ("35 1000000")
 SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
-_SCALED = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s+(thousand|million|billion|trillion)\b", re.I)
+_SCALE_WORDS = "|".join(SCALES)
+_SCALED = re.compile(rf"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)\s+({_SCALE_WORDS})\b", re.I)
+# the same amount as a sentence writes it, with its sign or currency name: "$35 million"
+_AS_WRITTEN = (rf"(?<![\w.,])(?:[{''.join(CURRENCIES)}]\s?)?{{number}}\s+(?:{_SCALE_WORDS})\b"
+               rf"(?:\s+(?:{'|'.join(CURRENCIES.values())})\b)?")
 
 
 def _unscaled(m: re.Match) -> str:
-    from decimal import Decimal
-
     value = Decimal(m.group(1).replace(",", "")).scaleb(SCALES[m.group(2).lower()])
     return format(value.quantize(Decimal(1)) if value == value.to_integral() else value.normalize(), "f")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
 @lru_cache(maxsize=4096)
@@ -78,8 +81,7 @@ def with_unit(answer: str, sentence: str, function_words: frozenset[str] = froze
     number = wanted.pop()
     if len(number) == 4 and number.isdigit() and 1000 <= int(number) <= 2199:  # a year
         return answer
-    scaled = re.search(r"(?<![\w.,])([€$£¥₹₩]\s?)?" + re.escape(number) + r"\s+(thousand|million|billion|trillion)\b"
-                       r"(\s+(?:euros|dollars|pounds|yen|rupees|won)\b)?", sentence, re.I)
+    scaled = re.search(_AS_WRITTEN.format(number=re.escape(number)), sentence, re.I)
     if scaled:  # "$35 million": the amount as the sentence writes it, not "35 dollars"
         return scaled.group(0)
     m = re.search(_UNIT_AFTER.format(number=re.escape(number)), normal_values(sentence))
