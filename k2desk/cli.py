@@ -62,6 +62,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc", action="append", metavar="PATH", help="ask about this document alone (repeatable)")
     s.add_argument("--thread", type=int, metavar="ID", help="continue this conversation (/threads lists them)")
 
+    s = sub.add_parser("serve", parents=[common], help="serve collections on a local OpenAI-compatible API "
+                       "(chat completions with their sources, search, documents)")
+    s.add_argument("--collection", "-c", action="append", metavar="NAME",
+                   help="a collection to serve (repeatable; default: every collection)")
+    s.add_argument("--host", default="127.0.0.1", help="the address to listen on (default: %(default)s, this computer "
+                   "only; any other needs --token)")
+    s.add_argument("--port", type=int, default=8484, help="default: %(default)s (0: a free port)")
+    s.add_argument("--token", default="", help="a Bearer token every request must carry (or env K2DESK_SERVE_TOKEN)")
+    s.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                   help="a web page's origin allowed to call from a browser (CORS), e.g. http://localhost:3000")
+    s.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name clients use for this computer (the Host header), beside its address")
+    s.add_argument("--allow-index", action="append", default=[], type=Path, metavar="FOLDER",
+                   help="requests may index files under this folder (POST /v1/documents); default: none")
+    s.add_argument("--method", "-m", default="k2rag", choices=METHOD_NAMES, help="the method a collection's model "
+                   "answers with (default: %(default)s; COLLECTION/METHOD names another)")
+    s.add_argument("--queue", type=int, default=4, help="requests waiting for the model at most (beyond: 429)")
+
     s = sub.add_parser("open", parents=[common], help="open the app, indexing these files or folders as if dropped "
                        "on it (a file manager's \"Open with k2desk\")")
     s.add_argument("paths", nargs="*", type=Path, metavar="PATH")

@@ -12,7 +12,7 @@ from typing import Optional
 
 from rich.console import Console
 
-from k2desk.config import Settings
+from k2desk.config import DEFAULT_COLLECTION, Settings
 from k2desk.console import err, print_answer, progress_bars
 from k2desk.engine import Engine
 from k2desk.errors import K2Error, UsageError
@@ -95,6 +95,28 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
         if documents:
             engine.scope(documents)  # a path that names no document: one line, before the first question
         return run_chat(engine, args.method, documents, args.thread)
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from k2desk.serve import ServeOptions
+    from k2desk.serve.server import Server, describe
+
+    collections = args.collection or (settings.list_collections() if not settings.store else [DEFAULT_COLLECTION])
+    if not settings.store:
+        missing = [c for c in collections if not settings.collection_path(c).is_file()]
+        if missing:
+            raise UsageError(f"no collection {missing[0]!r} in {settings.collections_dir} (see `k2desk doctor`; "
+                             "`k2desk index -c NAME PATH` makes one)")
+    options = ServeOptions(collections, args.host, args.port, args.token, args.allow_origin, args.allow_host,
+                           args.allow_index, queue=args.queue, method=args.method)
+    server = Server(settings, options)
+    describe(server.options)
+    try:
+        server.run()
+    except KeyboardInterrupt:  # the signal uvicorn took, raised again once it stopped
+        pass
+    print(f"k2desk serve stopped after {server.served} request(s)")
+    return 0
 
 
 def _reading(meta: dict) -> dict:

@@ -24,6 +24,7 @@ from k2desk.ingest.ocr import OcrCache, OcrEngine
 from k2desk.methods.base import Answer, Method
 from k2desk.methods.context import MethodContext, graph_source
 from k2desk.methods.registry import GRAPH, SUMMARIES, SUMMARY_GRAPH, TEXT, method_spec
+from k2desk.methods.retrieval import Retriever
 from k2desk.progress import CancelToken, Progress
 from k2desk.runtime.device import graph_extractor, summarizer_backend
 from k2desk.runtime.embedder import Embedder
@@ -37,6 +38,7 @@ from k2desk.store.history import HistoryStore
 from k2desk.store.sparse import SparseIndex
 from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
+from k2desk.types import Source
 
 CITED_MAX = 3  # documents sharing the title an earlier answer cited, asked about together (more: the whole collection)
 HOPS_METHOD = "k2rag"  # the method that answers bridge questions hop by hop (settings.hops); the paper's stay exact
@@ -327,6 +329,13 @@ class Engine:
                 continue
             read.append(f"{kind}/{source}")
         return read
+
+    def search(self, query: str, k: int = 5, documents: Sequence[str | Path] = ()) -> list[Source]:
+        """The passages that answer ``query`` best, without the LLM: the hybrid ranking (λ = 0.8)
+        over the raw text, or over the summaries where the collection has no raw-text index."""
+        source = "text" if any(s.name == "text" for s in self.indexer.stages) else "summary"
+        scope = frozenset(self.scope(documents)) if documents else None
+        return [hit.source() for hit in Retriever(self.db, self.embedder, source, scope).search(query, k)]
 
     def ask(self, question: str, method: str = "k2rag", progress: Optional[Progress] = None,
             cancel: Optional[CancelToken] = None, on_token: Optional[Callable[[str], None]] = None,

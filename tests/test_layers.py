@@ -21,7 +21,7 @@ LAYERS = (  # lowest first; the first part of a module's name below k2desk/ deci
     # (both above the methods, which know no threads and read each question once)
     {"engine"},  # one collection: index, ask, history
     {"doctor"},  # what runs where: the CLI's `doctor` and the app's About box both read it
-    {"console", "history_markdown", "commands", "chat", "cli", "__main__", "eval", "gui"},  # what a person uses
+    {"console", "history_markdown", "commands", "chat", "cli", "__main__", "eval", "gui", "serve"},  # what a person uses
 )
 
 
