@@ -302,7 +302,10 @@ async def until_done(request: Request, service: Service, job: Job) -> Any:
     result: dict[str, Any] = {}
 
     async def wait() -> None:
-        result["value"] = await job.wait()
+        try:
+            result["value"] = await job.wait()
+        except Exception as exc:  # noqa: BLE001 (the request's failure, raised below, out of the task group)
+            result["error"] = exc
         tg.cancel_scope.cancel()
 
     async def watch() -> None:
@@ -316,8 +319,10 @@ async def until_done(request: Request, service: Service, job: Job) -> Any:
             tg.start_soon(wait)
             tg.start_soon(watch)
     finally:
-        if "value" not in result:
+        if not result:
             service.jobs.drop(job)
+    if "error" in result:
+        raise result["error"]
     if "value" not in result:
         raise ClientDisconnect()
     return result["value"]

@@ -68,6 +68,7 @@ class JobQueue:
         self._closed = False
         self._seconds: collections.deque[float] = collections.deque(maxlen=20)  # the last jobs' durations
         self.served = 0  # jobs finished (answered or failed), for the app's count
+        self.cancelled = 0  # jobs stopped by a cancel (their client gone, the server stopping)
         self._thread = threading.Thread(target=self._work, name="k2desk-serve-worker", daemon=True)
         self._thread.start()
 
@@ -91,7 +92,7 @@ class JobQueue:
     def status(self) -> dict[str, int]:
         with self._cond:
             return {"running": int(self._running is not None), "waiting": len(self._waiting), "limit": self.limit,
-                    "served": self.served}
+                    "served": self.served, "cancelled": self.cancelled}
 
     def drop(self, job: Job) -> None:
         """Cancel ``job``: out of the queue if it waits, stopped at its next token if it runs."""
@@ -133,6 +134,7 @@ class JobQueue:
                 with self._cond:
                     self._running = None
                     self.served += 1
+                    self.cancelled += isinstance(job.error, Cancelled)
                 self._seconds.append(time.monotonic() - started)
                 job.finished.set()
                 job.emit(DONE)

@@ -46,7 +46,7 @@ class Server:
         self.options = options.check()
         self.sock = bind(self.options)
         self.service = Service(settings, self.options)
-        config = uvicorn.Config(make_app(self.service), http=H11Protocol, loop="asyncio", lifespan="off",
+        config = uvicorn.Config(make_app(self.service), http=H11Protocol, ws="none", loop="asyncio", lifespan="off",
                                 log_level="warning", access_log=False, server_header=False,
                                 timeout_keep_alive=5, limit_concurrency=CONNECTIONS_MAX,
                                 h11_max_incomplete_event_size=HEADERS_MAX, timeout_graceful_shutdown=DRAIN_SECONDS)
