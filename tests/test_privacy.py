@@ -96,3 +96,39 @@ def test_index_ask_and_the_desktop_app_connect_to_nothing_outside(strace, tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1])["ok"] is True
     assert found == [], f"the desktop app connected outside: {found[:3]}"
+
+
+def test_serve_connects_to_nothing_outside(strace, tmp_path, clean_env, embedder, tiny_llm_path):
+    """`k2desk serve` under strace: started, asked (a chat completion and a search) from this
+    process over loopback, stopped with SIGTERM; its connect() calls stay on this machine."""
+    import psutil
+
+    from tests.serve.servers import call
+
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", folder)
+    k2desk = [sys.executable, "-m", "k2desk"]
+    assert subprocess.run([*k2desk, "index", str(folder)], env=clean_env, capture_output=True, timeout=600).returncode == 0
+    log = tmp_path / "strace-serve.log"
+    proc = subprocess.Popen([strace, "-f", "-qq", "-e", "trace=connect", "-o", str(log), *k2desk, "serve", "--port", "0"],
+                            env=clean_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)/v1", first).group(1))
+
+        class At:  # what tests/serve/servers.call reads of a server
+            options = type("Options", (), {"port": port})
+
+        status, _, body = call(At, "POST", "/v1/chat/completions", {
+            "model": "default/hybrid", "messages": [{"role": "user", "content": "Who keeps the lighthouse?"}]})
+        assert status == 200 and body["sources"], body
+        assert call(At, "POST", "/v1/search", {"model": "default", "query": "lighthouse"})[0] == 200
+        server = next(p for p in psutil.Process(proc.pid).children() if "serve" in " ".join(p.cmdline()))
+        server.terminate()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "stopped after 2 request(s)" in out, out + err
+    found = outside_connects(log.read_text(errors="replace"))
+    assert found == [], f"serve connected outside: {found[:3]}"

@@ -52,6 +52,7 @@ class Service:
         self._engines: dict[str, Engine] = {}  # answering: used on the worker thread only
         self._readers: dict[str, Engine] = {}  # search and lists, beside the worker
         self._read_lock = threading.Lock()
+        self.served = 0  # requests answered (2xx), health checks aside: the app's count
 
     # -- engines ----------------------------------------------------------------------------
     def engine(self, collection: str) -> Engine:
@@ -275,7 +276,10 @@ def make_app(service: Service) -> Starlette:
     def guarded(endpoint: Callable) -> Callable:
         async def call(request: Request) -> Response:
             try:
-                return await endpoint(request)
+                response = await endpoint(request)
+                if response.status_code < 400 and endpoint is not health:
+                    service.served += 1
+                return response
             except ClientDisconnect:
                 return Response(status_code=499)
             except Exception as exc:  # noqa: BLE001 (every failure is an error object; the server goes on)

@@ -55,7 +55,8 @@ class Server:
 
     @property
     def served(self) -> int:
-        return self.service.jobs.served
+        """Requests answered (health checks aside)."""
+        return self.service.served
 
     def run(self) -> None:
         """Serve until Ctrl-C / SIGTERM (on the main thread) or ``stop()``."""
