@@ -26,6 +26,7 @@ from k2desk.gui.widgets.errors import ErrorReporter
 from k2desk.gui.widgets.graph_view import GraphView
 from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
+from k2desk.gui.widgets.serve_switch import ServeSwitch
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
 from k2desk.gui.workers import AskWorker, CompareWorker, DoctorWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
 from k2desk.indexing import IndexReport
@@ -113,6 +114,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.status = QLabel("")
         self.statusBar().addPermanentWidget(self.status)
+        self.serve_switch = ServeSwitch(lambda: self.settings, lambda: self.collection, self)
+        self.serve_switch.failed.connect(lambda m: self.errors.show("Serve", m))
+        self.statusBar().addPermanentWidget(self.serve_switch.label)
         self._menus()
         self._open_collections()
         if self.collection and self.index_panel.documents.counts().get("done"):
@@ -131,6 +135,7 @@ class MainWindow(QMainWindow):
             if key is not None:
                 action.setShortcut(QKeySequence(key))
             file_menu.addAction(action)
+        file_menu.insertAction(file_menu.actions()[-1], self.serve_switch.action)
         about = QAction("&About k2desk", self)
         about.triggered.connect(self.show_about)
         self.menuBar().addMenu("&Help").addAction(about)
@@ -677,6 +682,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.queue.clear()
+        self.serve_switch.stop()
         self.watcher.stop()
         self.warm_timer.stop()
         for job in (self.warm_job, self.ask_job, self.index_job, self.about_job, *self.retired):
