@@ -15,6 +15,7 @@ from k2desk.errors import Cancelled
 from k2desk.progress import CancelToken
 
 DONE = object()  # the end of a job's events
+STOPPING = "the server is stopping"
 
 
 class QueueFull(Exception):
@@ -75,7 +76,7 @@ class JobQueue:
     def submit(self, run: Callable[[Job], Any], loop: asyncio.AbstractEventLoop) -> Job:
         with self._cond:
             if self._closed:
-                raise Cancelled("the server is stopping")
+                raise Cancelled(STOPPING)
             if len(self._waiting) >= self.limit:
                 raise QueueFull(self.retry_after())
             job = Job(run, loop)
@@ -111,7 +112,7 @@ class JobQueue:
             self._cond.notify_all()
         for job in jobs:
             job.cancel.cancel()
-            job.error = Cancelled("the server is stopping")
+            job.error = Cancelled(STOPPING)
             job.emit(DONE)
         self._thread.join(timeout)
 
@@ -129,7 +130,7 @@ class JobQueue:
                 job.cancel.check()
                 job.result = job.run(job)
             except BaseException as exc:  # noqa: BLE001 (a job's failure is its request's, never the worker's)
-                job.error = exc
+                job.error = Cancelled(STOPPING) if self._closed and isinstance(exc, Cancelled) else exc
             finally:
                 with self._cond:
                     self._running = None

@@ -1,13 +1,18 @@
 """Running `k2desk serve` on uvicorn: from the command line (Ctrl-C or SIGTERM: the answers in
-flight get a few seconds to finish, then are cancelled), or from the app (a thread)."""
+flight get a few seconds to finish, then are cancelled, each request told so), or from the app (a
+thread)."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import socket
 import sys
 import threading
 from typing import Optional, TextIO
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from k2desk.config import Settings
 from k2desk.errors import UsageError
@@ -15,6 +20,7 @@ from k2desk.serve.app import Service, make_app
 from k2desk.serve.options import ServeOptions
 
 DRAIN_SECONDS = 10  # on Ctrl-C / SIGTERM, answers in flight finish within this or are cancelled
+BACKSTOP_SECONDS = 5  # then uvicorn cancels what still runs
 CONNECTIONS_MAX = 64  # open connections at once (beyond: 503 from uvicorn)
 HEADERS_MAX = 16 * 1024  # bytes of a request's line and headers
 
@@ -36,21 +42,35 @@ def bind(options: ServeOptions) -> socket.socket:
     return sock
 
 
+class _Uvicorn(uvicorn.Server):
+    """uvicorn, whose shutdown cancels the jobs still running after DRAIN_SECONDS: each request
+    then ends with its own error ("the server is stopping") instead of being cut."""
+
+    service: Service
+
+    async def shutdown(self, sockets: Optional[list[socket.socket]] = None) -> None:
+        loop = asyncio.get_running_loop()
+        later = loop.call_later(DRAIN_SECONDS, lambda: loop.run_in_executor(None, self.service.jobs.close))
+        try:
+            await super().shutdown(sockets)
+        finally:
+            later.cancel()
+
+
 class Server:
     """A k2desk server: the app on uvicorn, on its own bound socket."""
 
     def __init__(self, settings: Settings, options: ServeOptions) -> None:
-        import uvicorn
-        from uvicorn.protocols.http.h11_impl import H11Protocol
-
         self.options = options.check()
         self.sock = bind(self.options)
         self.service = Service(settings, self.options)
         config = uvicorn.Config(make_app(self.service), http=H11Protocol, ws="none", loop="asyncio", lifespan="off",
                                 log_level="warning", access_log=False, server_header=False,
                                 timeout_keep_alive=5, limit_concurrency=CONNECTIONS_MAX,
-                                h11_max_incomplete_event_size=HEADERS_MAX, timeout_graceful_shutdown=DRAIN_SECONDS)
-        self.uvicorn = uvicorn.Server(config)
+                                h11_max_incomplete_event_size=HEADERS_MAX,
+                                timeout_graceful_shutdown=DRAIN_SECONDS + BACKSTOP_SECONDS)
+        self.uvicorn = _Uvicorn(config)
+        self.uvicorn.service = self.service
         self._thread: Optional[threading.Thread] = None
 
     @property
@@ -71,7 +91,7 @@ class Server:
         self._thread = threading.Thread(target=self.run, name="k2desk-serve", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = DRAIN_SECONDS + 5) -> None:
+    def stop(self, timeout: float = DRAIN_SECONDS + BACKSTOP_SECONDS + 5) -> None:
         self.uvicorn.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)

@@ -137,3 +137,52 @@ def test_a_crashing_method_answers_500_in_one_line_and_the_server_goes_on(settin
         assert error["type"] == "server_error" and "the method broke" in error["message"] and "\n" not in error["message"]
         assert ask(server, "after")[0] == 200
     assert capsys.readouterr().err.count("k2desk serve: a request failed: RuntimeError") == 1
+
+
+def test_stopping_cancels_an_answer_that_outlasts_the_drain(settings, stand_in, monkeypatch, capsys):
+    monkeypatch.setattr("k2desk.serve.server.DRAIN_SECONDS", 1)
+    with serving(settings) as server:
+        conn, resp = events(server, {"model": "mixed", "messages": [{"role": "user", "content": "stream"}]},
+                            read_all=False)
+        while b"tok" not in resp.readline():
+            pass
+        server.stop()
+        assert not server._thread.is_alive()
+        assert stand_in["cancelled"].wait(30) and server.service.jobs.status()["running"] == 0
+        rest = resp.read().decode()
+        conn.close()
+    error = json.loads(rest.split("data: ")[-2])["error"]  # the request is told, then the stream ends
+    assert error["message"] == "the server is stopping" and error["code"] == "cancelled"
+    assert rest.rstrip().endswith("data: [DONE]")
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_sigterm_lets_the_answer_in_flight_finish_then_exits_0(settings, tmp_path):
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    (settings.home / "settings.json").write_text(json.dumps({"llm": "smollm2-135m", "build_profile": "naive", "threads": 2}))
+    env = {**os.environ, "K2DESK_HOME": str(settings.home), "K2DESK_MODELS": str(settings.models_dir)}
+    proc = subprocess.Popen([sys.executable, "-m", "k2desk", "serve", "--port", "0"], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        port = int(re.search(r":(\d+)/v1", proc.stdout.readline()).group(1))
+
+        class At:
+            options = type("Options", (), {"port": port})
+
+        conn, resp = events(At, {"model": "mixed/hybrid", "messages": [{"role": "user", "content": QUESTION}]},
+                            read_all=False)
+        assert resp.readline().startswith(b"data: ")  # the stream has begun
+        proc.send_signal(signal.SIGTERM)
+        rest = resp.read()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert b'"finish_reason": "stop"' in rest and rest.rstrip().endswith(b"data: [DONE]")
+    assert proc.returncode == 0 and "k2desk serve stopped after 1 request(s)" in out, err

@@ -81,10 +81,10 @@ class ServeSwitch(QObject):
             self.label.setText("")
             return
         options = server.options
-        token = "token required" if options.token else "no token: this computer only"
+        token = "token required" if options.token else "no token (this computer only)"
         served = server.served
-        self.label.setText(f"Serving “{options.collections[0]}” at {options.base_url} · model “{options.collections[0]}” · "
-                           f"{token} · {served} request{'s' if served != 1 else ''} served")
+        self.label.setText(f"Serving model “{options.collections[0]}” at {options.base_url} · {token} · "
+                           f"{served} request{'s' if served != 1 else ''} served")
 
     def stop(self) -> None:
         self.set_on(False)
