@@ -44,11 +44,12 @@ def test_the_switch_serves_the_open_collection_and_counts_its_requests(qtbot, wi
 
 def test_a_taken_port_serves_on_a_free_one(qtbot, win):
     with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server's own (a closed one may linger)
         try:
             taken.bind(("127.0.0.1", DEFAULT_PORT))
             taken.listen()
         except OSError:
-            pass  # taken already: the same case
+            pass  # another program listens there: the same case
         win.serve_switch.action.setChecked(True)
         server = win.serve_switch.server
         assert server is not None and server.options.port != DEFAULT_PORT
