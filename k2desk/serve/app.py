@@ -47,7 +47,7 @@ class Service:
 
     def __init__(self, settings: Settings, options: ServeOptions) -> None:
         self.settings, self.options = settings, options
-        self.jobs = JobQueue(options.queue)
+        self.jobs = JobQueue(options.queue, on_exit=self._close_engines)
         self.created = wire.now()
         self._engines: dict[str, Engine] = {}  # answering: used on the worker thread only
         self._readers: dict[str, Engine] = {}  # search and lists, beside the worker
@@ -67,13 +67,17 @@ class Service:
                 self._readers[collection] = Engine(self.settings, collection)
             return work(self._readers[collection])
 
+    def _close_engines(self) -> None:  # on the worker thread, as it stops
+        for engine in self._engines.values():
+            engine.close()
+        self._engines.clear()
+
     def close(self) -> None:
-        self.jobs.close()
+        self.jobs.close()  # the worker closes its engines as it stops
         with self._read_lock:
             for engine in self._readers.values():
                 engine.close()
             self._readers.clear()
-        # the worker's engines close with the process (their connections belong to its thread)
 
     # -- names ------------------------------------------------------------------------------
     def resolve(self, model: Any) -> tuple[str, str]:

@@ -61,8 +61,9 @@ class Job:
 class JobQueue:
     """A worker thread and at most ``limit`` waiting jobs behind the running one."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, on_exit: Optional[Callable[[], None]] = None) -> None:
         self.limit = limit
+        self.on_exit = on_exit  # run on the worker thread as it stops (closes what belongs to it)
         self._waiting: collections.deque[Job] = collections.deque()
         self._cond = threading.Condition()
         self._running: Optional[Job] = None
@@ -117,6 +118,13 @@ class JobQueue:
         self._thread.join(timeout)
 
     def _work(self) -> None:
+        try:
+            self._serve()
+        finally:
+            if self.on_exit is not None:
+                self.on_exit()
+
+    def _serve(self) -> None:
         while True:
             with self._cond:
                 while not self._waiting and not self._closed:
