@@ -6,7 +6,8 @@
 #      window opens the collection, asks through the GUI and prints the answer as JSON.
 # Both use the bundled models and embedder (no repository models, no network). The bundle's doctor
 # must list every model the install answers with as present and ask for no network command, and
-# its answer to the README's demo question must name the install's models (ask --json "models").
+# its answer to the README's demo question must name the install's models (ask --json "models");
+# `k2desk serve` from the bundle answers it too through the OpenAI-compatible API, with its source.
 #   K2DESK_BUNDLE=onedir|deb            what to build and check (default: onedir); deb (as root: it
 #                                       installs) builds the one-dir bundle and the Linux package
 #                                       (scripts/build_deb.sh), installs it with dpkg, runs the checks
@@ -148,6 +149,30 @@ else:
     assert "Henrike Albers" in data["answer"], data["answer"]
     print(f"  answers with the install's models: {models}")
 EOF
+  # `k2desk serve` from the bundle: the demo's question through the OpenAI-compatible API, its
+  # source as data, then SIGTERM: a clean stop
+  (cd "$work" && exec env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/demo-home" --threads "$THREADS" \
+      serve --port 0 > "$work/serve.out" 2> "$work/serve.err") &
+  serve_pid=$!
+  "$PY" - "$work/serve.out" "$DEMO_QUESTION" "$LITE" <<'EOF'
+import http.client, json, re, sys, time
+deadline = time.monotonic() + 120
+while not re.search(r":(\d+)/v1", open(sys.argv[1]).read()):
+    assert time.monotonic() < deadline, "the bundle's server did not start"
+    time.sleep(0.2)
+port = int(re.search(r":(\d+)/v1", open(sys.argv[1]).read()).group(1))
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+body = {"model": "default", "messages": [{"role": "user", "content": sys.argv[2]}]}
+conn.request("POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"})
+reply = json.loads(conn.getresponse().read())
+text, sources = reply["choices"][0]["message"]["content"], [s["document"].rsplit("/", 1)[-1] for s in reply["sources"]]
+print(f"  serve: {text.splitlines()[0]!r}, sources {sources}")
+assert "solar-cooperative.md" in sources, reply
+assert sys.argv[3] == "1" or "Henrike Albers" in text, text
+EOF
+  kill -TERM "$serve_pid"
+  wait "$serve_pid" || { echo "  serve did not stop cleanly:"; cat "$work/serve.err"; exit 1; }
+  grep -q "k2desk serve stopped after 1 request" "$work/serve.out" || { cat "$work/serve.out" "$work/serve.err"; exit 1; }
   for probe in "Who signed the supply agreement for the Supplier?|agreement-scan.pdf|p. 2" \
                "What was the quarterly revenue?|board.pptx|slide 2"; do
     IFS='|' read -r question file where <<<"$probe"
