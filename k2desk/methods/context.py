@@ -63,7 +63,7 @@ class MethodContext:
                               sparse=retriever.sparse)
         return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
                       summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory,
-                      verify=self.verify, embed=lambda texts: self.embedder.embed(texts))
+                      verify=self.verify, embed=lambda texts: self.embedder.embed(texts), in_titles=self.docs.title_holds)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable, Optional
 
 from k2desk.methods.forms import ask_form
 
@@ -77,13 +77,16 @@ def outlet_known(name: str, outlets: Iterable[str]) -> bool:
     return False
 
 
-def unknown_outlets(question: str, outlets: Iterable[str]) -> list[str]:
+def unknown_outlets(question: str, outlets: Iterable[str], in_titles: Optional[Callable[[str], bool]] = None) -> list[str]:
     """The outlets the question names that the collection does not hold (none when the
-    collection records no outlet at all: then nothing can be said)."""
+    collection records no outlet at all: then nothing can be said). A name that a document's
+    title holds (``in_titles``) is what a review or an article is about, not its publisher:
+    "the Steam Deck OLED review" names the review titled "Steam Deck OLED review: …"."""
     outlets = [o for o in outlets if o]
     if not outlets:
         return []
-    return [name for name in named_outlets(question) if not outlet_known(name, outlets)]
+    return [name for name in named_outlets(question)
+            if not outlet_known(name, outlets) and not (in_titles and in_titles(name))]
 
 
 # A comparison names one claim per article and joins them: "Does A claim X, while B alleges Y,

@@ -184,7 +184,8 @@ class Reader:
     def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
                  outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False,
-                 embed: Optional[Callable[[list[str]], Any]] = None, second_reading: str = SECOND_READING) -> None:
+                 embed: Optional[Callable[[list[str]], Any]] = None, second_reading: str = SECOND_READING,
+                 in_titles: Optional[Callable[[str], bool]] = None) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
@@ -192,6 +193,7 @@ class Reader:
         self._final = final  # loads the model that writes a final open answer (default: ``llm``)
         self.summaries = summaries  # answers a summary request from the corpus summaries
         self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
+        self.in_titles = in_titles  # whether a document's title holds a name (then it is a topic, not a publisher)
         self.verify = verify  # ask the answer's model whether the evidence says it (CHECK_MIN)
         self.embed = embed  # texts → L2-normalized embeddings: the meaning's support (support.meaning_support)
         self.second_reading = second_reading  # read again from fewer sentences when an answer is not kept ("": never)
@@ -250,7 +252,7 @@ class Reader:
     def decline(self, question: str) -> Optional[Reading]:
         """The abstention owed before any retrieval: the question names publishers the
         collection does not hold. None when there is no such reason."""
-        unknown = unknown_outlets(question, self.outlets) if self.outlet_rule else []
+        unknown = unknown_outlets(question, self.outlets, self.in_titles) if self.outlet_rule else []
         if not unknown:
             return None
         text = UNKNOWN_OUTLET_ANSWER.format(outlets=_join(unknown))

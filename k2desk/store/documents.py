@@ -113,6 +113,11 @@ class DocumentStore:
         """Keys of the documents whose title is ``title``."""
         return [r[0] for r in self.db.all("SELECT key FROM documents WHERE title = ? ORDER BY key", (title,))]
 
+    def title_holds(self, words: str) -> bool:
+        """Whether some document's title holds ``words`` (letter case aside)."""
+        like = "%" + words.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return bool(self.db.all("SELECT 1 FROM documents WHERE lower(title) LIKE ? ESCAPE '\\' LIMIT 1", (like,)))
+
     def keys_with_prefix(self, prefix: str) -> list[str]:
         """Keys of documents whose key starts with ``prefix`` (a folder or a corpus file)."""
         like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

@@ -37,6 +37,11 @@ def test_unknown_outlets_need_a_collection_that_records_outlets():
     assert unknown_outlets(q, OUTLETS) == ["Bloomberg"]
     assert unknown_outlets(q, []) == []  # a folder of files records no outlet: nothing can be said
     assert unknown_outlets("Does the article by The Verge agree with the TechCrunch report?", OUTLETS) == []
+    # a name a document's title holds is what a review is about, not its publisher
+    review = "What score did the Steam Deck OLED review give the handheld?"
+    assert unknown_outlets(review, OUTLETS) == ["Steam Deck OLED"]
+    assert unknown_outlets(review, OUTLETS, in_titles=lambda name: name == "Steam Deck OLED") == []
+    assert unknown_outlets(q, OUTLETS, in_titles=lambda name: name == "Steam Deck OLED") == ["Bloomberg"]
 
 
 def test_claims_split_on_the_joins_and_carry_their_outlet():

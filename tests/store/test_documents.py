@@ -34,6 +34,8 @@ def test_documents_stages_and_chunks(backend):
     assert docs.get("/docs/100%_a.txt").meta == {"source": "Harbour Post", "pages": 2}
     assert docs.keys_with_prefix("/docs/100%_") == ["/docs/100%_a.txt"]  # % and _ are the key's own characters
     assert docs.outlets() == ["Harbour Post", "Lamp Weekly"]  # a source that is not a name is left out
+    assert docs.title_holds("again") and docs.title_holds("C AGAIN") and not docs.title_holds("Lamp Weekly")
+    assert not docs.title_holds("%") and not docs.title_holds("_")  # the words as written, not a pattern
     assert docs.counts() == {"pending": 1, "failed": 1, "done": 1} and docs.ids_to_process() == [a]
     docs.mark_stage(a, "text", "h1")
     docs.mark_stage(a, "text", "h1")  # again: one row
