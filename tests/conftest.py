@@ -64,6 +64,22 @@ def tiny_llm_path(model_store) -> Path:
         missing_model(str(exc))
 
 
+@pytest.fixture(scope="session")
+def indexed_with_defaults(models_dir, model_store):
+    """``(tmp, folder, collection)`` -> an engine over a copy of ``folder`` in ``tmp``, indexed with
+    the default settings and models (home ``tmp/home``); the caller closes it (``with … as e``)."""
+    def index(tmp: Path, folder: Path, collection: str):
+        from k2desk.config import Settings
+        from k2desk.engine import Engine
+
+        model_store.resolve_llm("qwen2.5-coder-0.5b")  # prepared by setup
+        shutil.copytree(folder, tmp / "docs")
+        engine = Engine(Settings(home=tmp / "home", models_dir=models_dir, threads=2), collection)
+        engine.index([tmp / "docs"])
+        return engine
+    return index
+
+
 @pytest.fixture
 def folder(tmp_path) -> Path:
     """A copy of tests/fixtures/mixed: six good documents, three bad ones, one unsupported file."""

@@ -3,14 +3,11 @@ each follow-up answered as its standalone form is, the thread keeping its docume
 own history read as a stored thread is, and a thread whose documents were removed refused in one
 line."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from k2desk.config import Settings
 from k2desk.conversation import Turn, Understanding
-from k2desk.engine import Engine
 from k2desk.errors import UsageError
 from k2desk.eval.metrics import strict_match
 
@@ -18,12 +15,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample"
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory, models_dir, model_store):
-    model_store.resolve_llm("qwen2.5-coder-0.5b")  # prepared by setup
-    tmp = tmp_path_factory.mktemp("conversation")
-    shutil.copytree(SAMPLE, tmp / "docs")
-    with Engine(Settings(home=tmp / "home", models_dir=models_dir, threads=2), "sample") as e:
-        e.index([tmp / "docs"])
+def engine(tmp_path_factory, indexed_with_defaults):
+    with indexed_with_defaults(tmp_path_factory.mktemp("conversation"), SAMPLE, "sample") as e:
         yield e
 
 

@@ -2,13 +2,10 @@
 acquirer found first, then its headquarters town, both hops in the trace; a question without a
 bridge and the setting turned off read the question once."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from k2desk.config import Settings
-from k2desk.engine import Engine
 from k2desk.eval.metrics import strict_match
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "hops"
@@ -16,12 +13,8 @@ QUESTION = "In which town is the company that acquired Brenholt Logistics headqu
 
 
 @pytest.fixture(scope="module")
-def engine(tmp_path_factory, models_dir, model_store):
-    model_store.resolve_llm("qwen2.5-coder-0.5b")  # prepared by setup
-    tmp = tmp_path_factory.mktemp("hops")
-    shutil.copytree(FIXTURE, tmp / "docs")
-    with Engine(Settings(home=tmp / "home", models_dir=models_dir, threads=2), "hops") as e:
-        e.index([tmp / "docs"])
+def engine(tmp_path_factory, indexed_with_defaults):
+    with indexed_with_defaults(tmp_path_factory.mktemp("hops"), FIXTURE, "hops") as e:
         yield e
 
 

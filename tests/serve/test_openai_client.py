@@ -5,7 +5,6 @@ from the conversation the request carries, retrieval alone returns the passage, 
 carried as the client's API key."""
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +12,6 @@ from pathlib import Path
 import openai
 import pytest
 
-from k2desk.config import Settings
-from k2desk.engine import Engine
 from k2desk.eval.metrics import strict_match
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
@@ -23,12 +20,9 @@ TOKEN = "token-for-the-test"
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory, models_dir, model_store):
-    model_store.resolve_llm("qwen2.5-coder-0.5b")  # prepared by setup
+def client(tmp_path_factory, models_dir, indexed_with_defaults):
     tmp = tmp_path_factory.mktemp("openai")
-    shutil.copytree(SAMPLE, tmp / "docs")
-    with Engine(Settings(home=tmp / "home", models_dir=models_dir, threads=2), "sample") as engine:
-        engine.index([tmp / "docs"])
+    indexed_with_defaults(tmp, SAMPLE, "sample").close()
     env = {"K2DESK_HOME": str(tmp / "home"), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin",
            "K2DESK_SERVE_TOKEN": TOKEN}
     proc = subprocess.Popen([sys.executable, "-m", "k2desk", "serve", "--port", "0"], env=env, text=True,
