@@ -49,18 +49,8 @@ def print_answer(answer: Answer, streamed: list[str]) -> None:
         print()
     else:  # not streamed, or the answer is not what streamed (declined, or a second answer)
         print(("\n" if streamed else "") + answer.answer)
-    if answer.caution:
-        print(answer.caution)
-    if answer.reason:
-        print(f"Why: {answer.reason}.")
-    if answer.understood_as:
-        print(f"Understood as: {answer.understood_as}")
-    if answer.cited_note:
-        print(answer.cited_note)
-    if answer.hops:
-        print("Step by step:\n" + "\n".join("  " + line for line in answer.steps().splitlines()))
-    if answer.coverage_note:
-        print(answer.coverage_note)
+    for note in answer.notes(indent="  "):
+        print(note)
     if answer.scope:
         print("Asked about: " + ", ".join(Path(k).name or k for k in answer.scope))
     print("\nSources:")

@@ -143,6 +143,19 @@ class Answer:
         return "\n".join(f"{n}. {h.get('question', '')} → {' '.join(str(h.get('answer', '')).split())[:120]}"
                          for n, h in enumerate(self.hops, 1))
 
+    def notes(self, indent: str = "") -> list[str]:
+        """What is shown under the answer, in order: its caution, why it was declined or
+        cautioned, what it was understood as, the cited document it was asked of, its steps
+        (each indented by ``indent``), and what indexing has not built yet."""
+        lines = [self.caution] if self.caution else []
+        lines += [f"Why: {self.reason}."] if self.reason else []
+        lines += [f"Understood as: {self.understood_as}"] if self.understood_as else []
+        lines += [self.cited_note] if self.cited_note else []
+        if self.hops:
+            lines.append("Step by step:\n" + "\n".join(indent + line for line in self.steps().splitlines()))
+        lines += [self.coverage_note] if self.coverage_note else []
+        return lines
+
     def to_json(self) -> dict[str, Any]:
         """The ``ask --json`` contract (README, "Using it")."""
         conv = self.conversation

@@ -86,19 +86,7 @@ def answer_body(answer: Answer) -> str:
 def answer_tail(answer: Answer) -> str:
     """What follows the answer in the text, for a client that shows only text: its caution or why it
     was declined, what it was understood as, and a short list of its sources."""
-    lines = []
-    if answer.caution:
-        lines.append(answer.caution)
-    if answer.reason:
-        lines.append(f"Why: {answer.reason}.")
-    if answer.understood_as:
-        lines.append(f"Understood as: {answer.understood_as}")
-    if answer.cited_note:
-        lines.append(answer.cited_note)
-    if answer.hops:
-        lines.append("Step by step:\n" + answer.steps())
-    if answer.coverage_note:
-        lines.append(answer.coverage_note)
+    lines = answer.notes()
     text = ("\n\n" + "\n".join(lines)) if lines else ""
     if answer.sources:
         listed = [f"[{i}] {source_name(s)}" for i, s in enumerate(answer.sources[:SOURCES_LISTED], 1)]
