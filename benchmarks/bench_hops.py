@@ -14,13 +14,15 @@ split 50/50 by a seeded shuffle of the ids (``split``); tune on one half, report
 questions show a bridge, and how many of the dev collections' and person-like folders' own
 questions would take the hop path (those are the only ones whose answers can change).
 
-``ask`` answers with the default method and models in one of two conditions: ``hops`` (the
-default settings: a bridge answered hop by hop) and ``once`` (settings.hops off: k2desk before
-this issue). ``--reuse ONCE_DIR`` with ``hops`` takes the rows of the questions whose grammar
-shows no bridge from that run: for them the hop path is not taken and the method reads the same
-question (the row is marked ``reused``). A question is right when its answer holds every content word of its gold
-(eval.metrics.strict_match); it "answered the middle entity" when it is wrong and holds the gold of
-a hop before the last. Rows are kept by id (``rows.jsonl``), so a run resumes where it stopped.
+``ask`` answers with the default method and models in one of three conditions: ``second`` (the
+default settings: the question read once, and hop by hop where its answer does not fit it), ``hops``
+(``settings.hops_first``: hop by hop first wherever the grammar shows a bridge, session 51's order)
+and ``once`` (settings.hops off: k2desk before this issue). ``--reuse ONCE_DIR`` takes from that run
+the rows of the questions the condition reads as it did: no bridge (``hops``), or no bridge or a
+first reading that fits (``second``); the row is marked ``reused``. A question is right when its
+answer holds every content word of its gold (eval.metrics.strict_match); it "answered the middle
+entity" when it is wrong and holds the gold of a hop before the last. Rows are kept by id
+(``rows.jsonl``), so a run resumes where it stopped.
 The collections are the ones bench_dialogue.py indexes (``--work``, shared).
 """
 
@@ -91,10 +93,12 @@ def cmd_scan(args: argparse.Namespace) -> None:
     t0 = time.perf_counter()
     found = [(q, find_bridge(nlp(q["question"]))) for q in items]
     per = (time.perf_counter() - t0) / max(1, len(items))
+    loose = [q for q in items if find_bridge(nlp(q["question"]), loose=True) is not None]
     hits = [q for q, b in found if b is not None]
     first = [q for q, b in found if b is not None and b.question.rstrip("?").lower() == q["hops"][0]["question"].rstrip("?").lower()]
     print(f"bridge set ({args.half}): a bridge found in {_pct(len(hits), len(items))}; its first hop word for word the "
-          f"set's in {len(first)}; {per * 1000:.1f} ms a question")
+          f"set's in {len(first)}; {per * 1000:.1f} ms a question; loose (where a first reading does not fit): "
+          f"{_pct(len(loose), len(items))}")
     for kind in sorted({q["kind"] for q in items}):
         n = [q for q in items if q["kind"] == kind]
         print(f"  {kind}: {_pct(sum(1 for q in hits if q['kind'] == kind), len(n))}")
@@ -102,8 +106,11 @@ def cmd_scan(args: argparse.Namespace) -> None:
         for q, b in found:
             print(f"  {'+' if b else '-'} {q['id']}: {q['question']}\n      {b.question if b else ''}")
     for name, questions in _own_questions().items():
-        fired = [q for q in questions if find_bridge(nlp(q)) is not None]
-        print(f"{name}: {len(fired)} of {len(questions)} own questions take the hop path")
+        docs = [nlp(q) for q in questions]
+        fired = [q for q, d in zip(questions, docs) if find_bridge(d) is not None]
+        lax = sum(find_bridge(d, loose=True) is not None for d in docs)
+        print(f"{name}: {len(fired)} of {len(questions)} own questions show a bridge; {lax} loose (read hop by hop "
+              f"only where a first reading does not fit)")
         for q in fired[:args.show_own]:
             print(f"    {q[:160]}")
 
@@ -118,7 +125,8 @@ def cmd_ask(args: argparse.Namespace) -> None:
     from k2desk.engine import Engine
 
     settings = Settings.load(home=args.work / "home")
-    settings.hops = args.condition == "hops"
+    settings.hops = args.condition != "once"
+    settings.hops_first = args.condition == "hops"
     out = args.out / "rows.jsonl"
     done = _rows(out)
     reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
@@ -126,17 +134,28 @@ def cmd_ask(args: argparse.Namespace) -> None:
     if reuse or args.bridged_only:
         from k2desk.graph.nlp import load_pipeline
         from k2desk.hops.find import find_bridge
+        from k2desk.hops.fit import unfit_text
 
         nlp = load_pipeline()
+
+    def same_path(q: dict[str, Any]) -> bool:
+        """Whether the condition reads ``q`` as the 'once' run reused did: no bridge for the
+        hop-first order; for the once-first order, none (loose) or a first reading that fits."""
+        doc = nlp(q["question"])
+        if args.condition == "hops":
+            return find_bridge(doc) is None
+        bridge = find_bridge(doc, loose=True)
+        row = reuse[q["id"]]
+        return bridge is None or not unfit_text(doc, row["outcome"], row["answer"], nlp, bridge.noun)
     engines: dict[str, Any] = {}
     try:
         for q in chosen(args.half, args.limit, args.collection):
             if q["id"] in done:
                 continue
-            if args.bridged_only and find_bridge(nlp(q["question"])) is None:
+            if args.bridged_only and find_bridge(nlp(q["question"]), loose=args.condition == "second") is None:
                 continue
-            if q["id"] in reuse and find_bridge(nlp(q["question"])) is None:
-                # no bridge: the hop path is not taken, the method reads the question as in the run reused
+            if q["id"] in reuse and same_path(q):
+                # the hop path is not taken: the method reads the question as in the run reused
                 _append(out, {**reuse[q["id"]], "reused": str(args.reuse)})
                 continue
             name = q["collection"]
@@ -153,6 +172,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                    "outcome": a.outcome, "right": right, "middle": not right and _middle(a.answer, q),
                    "bridge": bool(hops), "hops": [{"question": h["question"], "name": h.get("name", "")} for h in hops],
                    "first_hop_right": bool(hops) and strict_match(hops[0].get("answer", ""), q["hops"][0]["gold"]),
+                   "read_once": a.trace.get("read_once", {}).get("unfit", ""), "hops_tried": len(a.trace.get("hops_tried", [])),
                    "seconds": round(a.timings.get("total", 0.0), 3), "llm_calls": a.llm.calls}
             _append(out, row)
             print(f"{q['id']:<18} {q['kind']:<9} {'R' if right else ('M' if row['middle'] else '-')} {row['seconds']:5.1f}s "
@@ -202,7 +222,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
     s.add_argument("--limit", type=int, default=None)
-    s.add_argument("--condition", choices=("hops", "once"), default="hops")
+    s.add_argument("--condition", choices=("second", "hops", "once"), default="second",
+                   help="second: read once, hop by hop where the answer does not fit (the default settings); "
+                        "hops: hop by hop first wherever a bridge is found (session 51's order); once: settings.hops off")
     s.add_argument("--collection", action="append", help="only these collections (repeatable)")
     s.add_argument("--bridged-only", action="store_true",
                    help="only the questions whose grammar shows a bridge (the others answer alike in both conditions)")

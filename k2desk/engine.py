@@ -18,7 +18,7 @@ from k2desk.conversation import Turn, turns_from_history, understand
 from k2desk.conversation.understand import MESSAGE_MAX
 from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
-from k2desk.hops import answer_by_hops
+from k2desk.hops import answer_by_hops, answer_once_then_hops
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
 from k2desk.ingest.ocr import OcrCache, OcrEngine
 from k2desk.methods.base import Answer, Method
@@ -355,8 +355,13 @@ class Engine:
         if method == HOPS_METHOD and self.settings.hops:
             from k2desk.graph.nlp import load_pipeline
 
-            result = answer_by_hops(question, lambda q, last: self.method(method, on_token if last else None, chosen).ask(
-                q, progress=progress, cancel=cancel), load_pipeline())
+            def read(q: str, last: bool) -> Answer:
+                return self.method(method, on_token if last else None, chosen).ask(q, progress=progress, cancel=cancel)
+
+            if self.settings.hops_first:
+                result = answer_by_hops(question, read, load_pipeline())
+            else:
+                result = answer_once_then_hops(question, read, load_pipeline())
         if result is None:
             result = self.method(method, on_token, chosen).ask(question, progress=progress, cancel=cancel)
         if documents:

@@ -143,6 +143,18 @@ class Answer:
         return "\n".join(f"{n}. {h.get('question', '')} → {' '.join(str(h.get('answer', '')).split())[:120]}"
                          for n, h in enumerate(self.hops, 1))
 
+    @property
+    def read_once_note(self) -> str:
+        """Why a question read once was read again hop by hop (" (read once, it was declined)", "
+        (read once, it gave "Lantern Ale": no amount)"; "" when it was not)."""
+        first = self.trace.get("read_once") if isinstance(self.trace, dict) else None
+        if not isinstance(first, dict):
+            return ""
+        if first.get("outcome") == "declined":
+            return " (read once, it was declined)"
+        answer = " ".join(str(first.get("answer", "")).split())[:80]
+        return f" (read once, it gave \"{answer}\": {first.get('unfit', '')})"
+
     def notes(self, indent: str = "") -> list[str]:
         """What is shown under the answer, in order: its caution, why it was declined or
         cautioned, what it was understood as, the cited document it was asked of, its steps
@@ -152,7 +164,7 @@ class Answer:
         lines += [f"Understood as: {self.understood_as}"] if self.understood_as else []
         lines += [self.cited_note] if self.cited_note else []
         if self.hops:
-            lines.append("Step by step:\n" + "\n".join(indent + line for line in self.steps().splitlines()))
+            lines.append(f"Step by step{self.read_once_note}:\n" + "\n".join(indent + line for line in self.steps().splitlines()))
         lines += [self.coverage_note] if self.coverage_note else []
         return lines
 

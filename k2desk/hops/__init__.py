@@ -2,7 +2,7 @@
 grammar (find.py), each hop asked with the unchanged method and its answer put in its place
 (chain.py)."""
 
-from k2desk.hops.chain import answer_by_hops
+from k2desk.hops.chain import answer_by_hops, answer_once_then_hops
 from k2desk.hops.find import Bridge, find_bridge
 
-__all__ = ["Bridge", "answer_by_hops", "find_bridge"]
+__all__ = ["Bridge", "answer_by_hops", "answer_once_then_hops", "find_bridge"]

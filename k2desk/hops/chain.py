@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 from k2desk import prompts
 from k2desk.hops.find import find_bridge, substitute
+from k2desk.hops.fit import unfit
 from k2desk.types import Answer
 
 MAX_HOPS = 2  # descriptions resolved before the last question: at most three readings
@@ -34,12 +35,13 @@ def _hop_trace(bridge, answer: Answer, name: str, seconds: float) -> dict[str, A
 
 
 def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
-                   max_hops: int = MAX_HOPS) -> Optional[Answer]:
+                   max_hops: int = MAX_HOPS, loose: bool = False) -> Optional[Answer]:
     """The answer to ``question`` read hop by hop, or None when its grammar shows no bridge (the
     caller then asks it as it stands). ``ask(question, last)`` answers one question with the
-    method (``last``: the final hop, whose tokens may be streamed)."""
+    method (``last``: the final hop, whose tokens may be streamed). ``loose``: the bridges
+    ``find_bridge`` reads only where the question read once did not fit."""
     doc = nlp(question)
-    bridge = find_bridge(doc)
+    bridge = find_bridge(doc, loose=loose)
     if bridge is None:
         return None
     hops: list[dict[str, Any]] = []
@@ -55,7 +57,7 @@ def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
             return _declined(question, bridge, hop, hops, answers)
         current = substitute(current, bridge, name)
         resolved.append(name)
-        bridge = find_bridge(nlp(current), resolved)
+        bridge = find_bridge(nlp(current), resolved, loose=loose)
     t0 = time.perf_counter()
     final = ask(current, True)
     hops.append({"question": current, "answer": final.answer, "outcome": final.outcome,
@@ -92,3 +94,33 @@ def _declined(question: str, bridge, hop: Answer, hops: list[dict[str, Any]], ea
     reader["form"] = "abstain"
     out.trace["reader"] = reader
     return out
+
+
+def answer_once_then_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any) -> Answer:
+    """The question read once (streamed); where its grammar shows a bridge (``loose``) and the
+    answer does not fit it (declined, no amount for a "how many", the description's own noun),
+    read again hop by hop, and that answer kept unless its chain is declined too. A question
+    without a bridge, or answered with what fits it, costs one parse more than reading it once."""
+    once = ask(question, True)
+    doc = nlp(question)
+    bridge = find_bridge(doc, loose=True)
+    why = unfit(doc, once, nlp, bridge.noun) if bridge is not None else ""
+    if not why:
+        return once
+    hopped = answer_by_hops(question, lambda q, last: ask(q, False), nlp, loose=True)
+    if hopped is None:
+        return once
+    if hopped.outcome == "declined":  # no better: the first reading stands, the chain tried in its trace
+        once.trace["hops_tried"] = hopped.trace.get("hops", [])
+        _add_cost(once, hopped)
+        return once
+    hopped.trace["read_once"] = {"answer": once.answer, "outcome": once.outcome, "unfit": why,
+                                 "seconds": round(once.timings.get("total", 0.0), 3)}
+    _add_cost(hopped, once)
+    return hopped
+
+
+def _add_cost(answer: Answer, other: Answer) -> None:
+    answer.llm.add(other.llm)
+    for k, v in other.timings.items():
+        answer.timings[k] = answer.timings.get(k, 0.0) + v

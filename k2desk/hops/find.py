@@ -25,6 +25,7 @@ SUBJECTS = ("nsubj", "nsubjpass")
 NOUNS = ("NOUN", "PROPN")
 MAX_CLAUSES = 3  # verbs in a question of two nested descriptions ("Where was the founder of the
 # yard that built the ship that … born?"); one with more asks several things and is asked as it stands
+LOOSE_CLAUSES = 5  # the same bound where reading the question once has already failed (``loose``)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Bridge:
     kind: str  # "relative", "participle", "of" (an "of"/possessive phrase around an earlier hop's answer)
     start: int = 0  # its characters in the question
     end: int = 0
+    noun: str = ""  # the noun it describes ("company"), lower case
 
     def to_trace(self) -> dict[str, Any]:
         return {"description": self.description, "question": self.question, "kind": self.kind}
@@ -222,42 +224,52 @@ def _clause_bridges(doc, targets: set[int]) -> list[Bridge]:
         if any(t.tag_ in ("PRP", "PRP$") for t in doc[start:end + 1]):  # "the company that acquired it": not a question of its own
             continue
         description, s, e = _span(doc, start, end)
-        found.append(Bridge(description, question, kind, s, e))
+        found.append(Bridge(description, question, kind, s, e, head.lower_))
     return found
 
 
-def _of_bridges(doc, resolved: Sequence[str], targets: set[int]) -> list[Bridge]:
+def _names(part) -> bool:
+    """Whether the phrase under ``part`` names something (a proper noun of its own)."""
+    return any(t.pos_ == "PROPN" for t in part.subtree)
+
+
+def _of_bridges(doc, resolved: Sequence[str], targets: set[int], loose: bool = False) -> list[Bridge]:
     """An "of" or possessive phrase around an earlier hop's answer ("the founder of Acme Salvage",
-    "Acme Salvage's founder") that the question does not ask for."""
+    "Acme Salvage's founder") that the question does not ask for. ``loose``: around any name, on
+    the question's subject or object ("Who voices [Candace Flynn's best friend]?")."""
     found = []
     for head in doc:
         # the subject of the question's verb ("Where was [the founder of X] born?"); an object may
         # be an event, not an entity ("Who won [the 2023 championship of X]?")
-        if head.pos_ != "NOUN" or head.dep_ not in SUBJECTS or _is_target(head, doc, targets):
+        roles = SUBJECTS + ("dobj", "pobj", "attr") if loose else SUBJECTS
+        if head.pos_ != "NOUN" or head.dep_ not in roles or _is_target(head, doc, targets):
             continue
         inner = [c for c in head.children if c.dep_ == "poss"] + \
             [g for c in head.children if c.dep_ == "prep" and c.lower_ == "of" for g in c.children if g.dep_ == "pobj"]
         for part in inner:
             words = _text(doc[part.left_edge.i:part.right_edge.i + 1])
-            if not any(r and r in words for r in resolved):
-                continue
+            if not (any(r and r in words for r in resolved) or loose and _names(part) and not _in_relative(head)):
+                continue  # (a name's phrase inside a description is that description's business)
             start = head.left_edge.i
             end = head.i if part.dep_ == "poss" else _trimmed(doc, part.right_edge.i, part.i)
             description, s, e = _span(doc, start, end)
             question = f"Who or what is {description}?"
-            found.append(Bridge(description, question, "of", s, e))
+            found.append(Bridge(description, question, "of", s, e, head.lower_))
     return found
 
 
-def find_bridge(doc, resolved: Sequence[str] = ()) -> Optional[Bridge]:
+def find_bridge(doc, resolved: Sequence[str] = (), loose: bool = False) -> Optional[Bridge]:
     """The innermost bridge of the parsed question ``doc`` (None: the question is asked as it
-    stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too)."""
+    stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too).
+    ``loose``: where the question read once was not answered, or answered with what does not fit
+    it: an "of" or possessive phrase around any name counts too, and a question may have more
+    clauses (reading it hop by hop is then its second chance, not its first reading)."""
     if not any(t.tag_ in WH_TAGS and not _in_relative(t) for t in doc):
         return None  # yes/no questions and requests are asked as they stand
-    if sum(_clause_verb(t) for t in doc) > MAX_CLAUSES:
+    if sum(_clause_verb(t) for t in doc) > (LOOSE_CLAUSES if loose else MAX_CLAUSES):
         return None  # more clauses than a chain of descriptions has: a question of several parts
     targets = _targets(doc)
-    found = _clause_bridges(doc, targets) + (_of_bridges(doc, resolved, targets) if resolved else [])
+    found = _clause_bridges(doc, targets) + (_of_bridges(doc, resolved, targets, loose) if resolved or loose else [])
     if not found:
         return None
     innermost = [b for b in found if not any(o is not b and b.start <= o.start and o.end <= b.end for o in found)]

@@ -6,7 +6,7 @@ import pytest
 
 from k2desk import prompts
 from k2desk.graph.nlp import load_pipeline
-from k2desk.hops import answer_by_hops
+from k2desk.hops import answer_by_hops, answer_once_then_hops
 from k2desk.types import Answer, Source
 
 
@@ -62,3 +62,39 @@ def test_a_hop_not_in_the_documents_ends_the_chain_and_says_which(nlp):
 def test_a_question_without_a_bridge_is_left_to_the_caller(nlp):
     ask, asked = table({})
     assert answer_by_hops("Who leads the Lindenfeld Solar Cooperative?", ask, nlp) is None and asked == []
+
+
+QUESTION = "Who founded the sailing school whose keelboat was refitted?"
+
+
+def test_read_once_first_and_kept_where_it_fits(nlp):
+    ask, asked = table({QUESTION: "Hester Quiller"})
+    a = answer_once_then_hops(QUESTION, ask, nlp)
+    assert asked == [(QUESTION, True)] and a.answer == "Hester Quiller"  # streamed, one reading
+    assert "hops" not in a.trace and "read_once" not in a.trace
+
+
+def test_the_middle_entity_read_once_is_read_again_hop_by_hop(nlp):
+    ask, asked = table({QUESTION: "Skellmouth Sailing School",
+                        "Which sailing school's keelboat was refitted?": "Skellmouth Sailing School",
+                        "Who founded Skellmouth Sailing School?": "Hester Quiller"})
+    a = answer_once_then_hops(QUESTION, ask, nlp)
+    # the first reading streamed; the chain's answer is not streamed a second time
+    assert asked == [(QUESTION, True), ("Which sailing school's keelboat was refitted?", False),
+                     ("Who founded Skellmouth Sailing School?", False)]
+    assert a.answer == "Hester Quiller" and len(a.trace["hops"]) == 2
+    assert a.trace["read_once"]["unfit"] == "the description" and a.trace["read_once"]["answer"] == "Skellmouth Sailing School"
+    assert a.timings["total"] == 3.0 and a.question == QUESTION
+
+
+def test_a_declined_reading_and_a_declined_chain_stay_declined(nlp):
+    ask, asked = table({QUESTION: None, "Which sailing school's keelboat was refitted?": None})
+    a = answer_once_then_hops(QUESTION, ask, nlp)
+    assert len(asked) == 2 and a.outcome == "declined" and a.answer == prompts.NOT_IN_DOCUMENTS
+    assert len(a.trace["hops_tried"]) == 1 and a.timings["total"] == 2.0
+
+
+def test_an_unfit_answer_without_a_bridge_stands(nlp):
+    ask, asked = table({"How strong is Lantern Ale?": "Lantern Ale"})
+    a = answer_once_then_hops("How strong is Lantern Ale?", ask, nlp)
+    assert len(asked) == 1 and a.answer == "Lantern Ale"

@@ -67,3 +67,20 @@ def test_the_of_phrase_around_an_earlier_answer_is_the_next_hop(nlp):
     # what the question asks for, or an object that may be an event: no hop
     for asked in ("Who is the managing director of Nordsee Bergung?", "Who won the 2023 championship of Nordsee Bergung?"):
         assert find_bridge(nlp(asked), resolved=["Nordsee Bergung"]) is None
+
+
+def test_loose_reads_an_of_or_possessive_phrase_around_a_name(nlp):
+    # only where the question read once did not fit its answer: then a name's "of" or possessive
+    # phrase, on the subject or the object, is a hop too
+    question = "Who voices Candace Flynn's best friend in Phineas and Ferb?"
+    assert find_bridge(nlp(question)) is None
+    bridge = find_bridge(nlp(question), loose=True)
+    assert (bridge.description, bridge.question, bridge.noun) == (
+        "Candace Flynn's best friend", "Who or what is Candace Flynn's best friend?", "friend")
+    assert substitute(question, bridge, "Stacy Hirano") == "Who voices Stacy Hirano in Phineas and Ferb?"
+    # the relative clause found either way carries its noun
+    assert find_bridge(nlp("Who founded the sailing school whose keelboat was refitted?"), loose=True).noun == "school"
+    # still nothing in a question that asks for the phrase, names nothing in it, or is yes/no
+    for asked in ("Who is the founder of Nordsee Bergung?", "Who founded the company?",
+                  "Was the founder of Acme older than the founder of Brask?"):
+        assert find_bridge(nlp(asked), loose=True) is None, asked

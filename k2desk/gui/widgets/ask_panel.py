@@ -329,7 +329,7 @@ class AskPanel(QWidget):
         self.thread = conv.get("thread", self.thread)
         notes = ([f"Understood as: {answer.understood_as}"] if answer.understood_as else []) + \
             ([answer.cited_note] if answer.cited_note else []) + \
-            ([f"Step by step:\n{answer.steps()}"] if answer.hops else [])
+            ([f"Step by step{answer.read_once_note}:\n{answer.steps()}"] if answer.hops else [])
         self.understood.setText("\n".join(notes))
         self.understood.setVisible(bool(notes))
         self.current = (str(conv.get("message") or answer.question), answer.understood_as, answer.answer,

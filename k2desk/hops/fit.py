@@ -1,0 +1,61 @@
+"""Whether a question read once was answered with something that fits it (issue 55's second chance).
+
+A bridge question read once fails in two ways the answer itself shows: the reader declines ("not
+in your documents", the support check missing the first hop's words in the last hop's sentence),
+or it answers the entity in the middle, which then rarely fits what was asked: "How strong is the
+ale that …?" answered "Lantern Ale" (no amount for a "how strong"), "Who founded the sailing
+school whose …?" answered "Skellmouth Sailing School" (the description's own noun). Both are read
+from spaCy's parse and entities (no word lists); the caller reads such a question again hop by hop.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from k2desk.types import Answer
+
+# entity labels of spaCy's English pipeline that are amounts or times
+AMOUNTS = frozenset({"DATE", "TIME", "CARDINAL", "QUANTITY", "MONEY", "PERCENT", "ORDINAL"})
+# the calendar's and the clock's units: a wh-word on one asks for a time ("what year", "which
+# month"; the small pipeline tags a bare "year" as no entity)
+TIME_UNITS = frozenset("year month week day date time hour century decade season".split())
+
+
+def asks_amount(doc) -> bool:
+    """Whether the question asks for an amount or a time: "how" on an adjective ("How many /
+    much / old / tall / strong …"; not "how often", "how does it work"), "when", or a wh-word on
+    a unit of time ("what year", "which month")."""
+    for t in doc:
+        if t.lower_ == "how" and t.head is not t and t.head.pos_ == "ADJ" and t.head.i == t.i + 1:
+            return True
+        if t.lower_ == "when" and t.tag_ == "WRB" and t.dep_ == "advmod" and t.head.pos_ in ("VERB", "AUX"):
+            return t.i == 0 or doc[t.i - 1].pos_ in ("ADP", "SCONJ", "CCONJ", "PUNCT")  # "Since when", not "… when Altman was …"
+        if t.lower_ in ("what", "which") and t.dep_ == "det" and (t.head.lemma_.lower() in TIME_UNITS
+                                                                  or t.head.ent_type_ in ("DATE", "TIME")):
+            return True
+    return False
+
+
+def _has_amount(text: str, nlp: Any) -> bool:
+    doc = nlp(text)
+    return any(t.like_num or t.ent_type_ in AMOUNTS for t in doc)
+
+
+def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str] = None) -> str:
+    """Why ``answer`` does not fit the parsed question ("" when it does): "declined", "no
+    amount" (an amount or a time was asked, none given), or "the description" (the answer holds
+    the noun of the question's description, ``description_noun``: it names the entity in the
+    middle)."""
+    return unfit_text(question_doc, answer.outcome, answer.answer, nlp, description_noun)
+
+
+def unfit_text(question_doc, outcome: str, answer: str, nlp: Any, description_noun: Optional[str] = None) -> str:
+    """``unfit`` from an answer's outcome and text (a kept evaluation row)."""
+    if outcome == "declined":
+        return "declined"
+    text = " ".join(answer.split())
+    if asks_amount(question_doc) and not _has_amount(text, nlp):
+        return "no amount"
+    if description_noun and description_noun.lower() in {t.lower_ for t in nlp(text)}:
+        return "the description"
+    return ""
