@@ -5,8 +5,8 @@ and a gold "two thousand" is the answer "2000".
 
 Number words become digits by text2num's ``alpha2digit`` (English, every number: an isolated
 "one" or "first" too, so question, passage and answer agree on "1" and "1st"); a currency sign
-before an amount becomes the currency's name after it; a digit group separator goes ("1,180",
-"1 180" → "1180"; a decimal point stays).
+before an amount becomes the currency's name after it (not the "$" of TeX math around a number,
+"$0.565$"); a digit group separator goes ("1,180", "1 180" → "1180"; a decimal point stays).
 
 ``with_full_date(answer, sentence)``: a year or a month and year ("2009", "January 2026") read
 from a sentence that gives the whole date it belongs to ("reopened on 12 September 2009") is
@@ -27,7 +27,10 @@ from functools import lru_cache
 
 # A currency sign is written before its amount, its name after: "€380" / "380 euros".
 CURRENCIES = {"€": "euros", "$": "dollars", "£": "pounds", "¥": "yen", "₹": "rupees", "₩": "won"}
-_SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,.]*(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
+_SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,]*(?:\.\d+)?(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
+# a number set as inline TeX math ("a macro-F1 of $0.565$", common in papers): the number alone,
+# not an amount of dollars
+_MATH = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?(?:\\?%)?)\s?\$")
 _GROUPED = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\u202f\u00a0 ]\d{3})+(?![\d])")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # an amount in digits with its scale word ("35 million", "$2.5 billion"): one number, since
@@ -45,6 +48,10 @@ def _unscaled(m: re.Match) -> str:
     return format(value.quantize(Decimal(1)) if value == value.to_integral() else value.normalize(), "f")
 
 
+def _unmath(m: re.Match) -> str:
+    return m.group(1).replace("\\%", "%")
+
+
 @lru_cache(maxsize=4096)
 def normal_values(text: str) -> str:
     """``text`` with its values in the normal form (module docstring)."""
@@ -57,7 +64,7 @@ def normal_values(text: str) -> str:
         text = alpha2digit(text, "en", threshold=0)
     except Exception:  # noqa: BLE001 - a text the parser cannot read keeps its words
         pass
-    text = _SIGNED.sub(lambda m: f"{m.group(2)} {CURRENCIES[m.group(1)]}", text)
+    text = _SIGNED.sub(lambda m: f"{m.group(2)} {CURRENCIES[m.group(1)]}", _MATH.sub(_unmath, text))
     return _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 

@@ -15,6 +15,15 @@ def test_a_currency_sign_becomes_its_name_and_digit_groups_close():
     assert normal_values("a fee of £35") == "a fee of 35 pounds"
     assert numbers("12,500 people in 2021 and 3.5 MW") == {"12500", "2021", "3.5"}
     assert numbers("1, 2, 3") == {"1", "2", "3"}  # a list of numbers is not a digit group
+    assert normal_values("It cost $40.") == "It cost 40 dollars."  # the full stop stays after the name
+
+
+def test_a_number_in_tex_math_is_no_amount_of_dollars():
+    # papers set numbers as inline math: "a macro-F1 of $0.565$" gave the answer "0.565 dollars"
+    assert normal_values("the highest macro-F1 value of $0.565$.") == "the highest macro-F1 value of 0.565."
+    assert normal_values("a gain of $3.2\\%$ here") == "a gain of 3.2% here"
+    assert with_unit("11.2", "ATD incorrectly predicts $11.2$ words for every 100 words") == "11.2 words"
+    assert normal_values("costs $5 and $6") == "costs 5 dollars and 6 dollars"  # two amounts, no math
 
 
 def test_text_without_values_is_unchanged():
