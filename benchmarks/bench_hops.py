@@ -182,6 +182,83 @@ def cmd_ask(args: argparse.Namespace) -> None:
             e.close()
 
 
+# -- own: the questions of the dev collections and person-like folders the second reading can change
+EVAL = ROOT / "docs" / "eval"
+# (their questions, the collection bench_dialogue.py indexes for them, a kept run of today's
+# default on them: the first reading's answers by id)
+OWN_RUNS = (("wiki-qa-dev", "wiki", EVAL / "wiki68-s49" / "results.jsonl"),
+            ("multihop-rag-dev", "multihop", EVAL / "sample60-s49" / "results.jsonl"),
+            ("papers-qa-dev", "papers", EVAL / "papers89-s49" / "results.jsonl"),
+            ("person1", "person1", EVAL / "person" / "answers-final.jsonl"),
+            ("person2", "person2", EVAL / "person" / "second-answers-s48.jsonl"))
+
+
+def _own_golds(name: str) -> dict[str, tuple[str, str, bool]]:
+    """id -> (question, gold, answerable) of a dev collection's or person-like folder's own questions."""
+    if name.startswith("person"):
+        import importlib.util
+
+        script = "person_folder.py" if name == "person1" else "person_folder2.py"
+        spec = importlib.util.spec_from_file_location(script[:-3], ROOT / "benchmarks" / script)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[script[:-3]] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return {q.id: (q.question, q.gold, q.answerable) for q in module.QUESTIONS}
+    rows = [json.loads(line) for line in (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {r["id"]: (r.get("query") or r.get("question") or "", str(r.get("answer") or ""), bool(r.get("answer")))
+            for r in rows}
+
+
+def cmd_own(args: argparse.Namespace) -> None:
+    """Each own question the default settings read a second time (a loose bridge, and the kept
+    first reading does not fit it), asked once and with the second reading; every other own
+    question reads as the kept run did."""
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+    from k2desk.graph.nlp import load_pipeline
+    from k2desk.hops.find import find_bridge
+    from k2desk.hops.fit import unfit_text
+
+    nlp = load_pipeline()
+    out = args.out / "rows.jsonl"
+    done = _rows(out)
+    settings = Settings.load(home=args.work / "home")
+    for name, collection, kept in OWN_RUNS:
+        golds = _own_golds(name)
+        rows = {r["id"]: r for r in (json.loads(line) for line in kept.read_text(encoding="utf-8").splitlines() if line.strip())}
+        second = []
+        for qid, r in rows.items():
+            if qid not in golds:
+                continue
+            doc = nlp(golds[qid][0])
+            bridge = find_bridge(doc, loose=True)
+            outcome = r.get("outcome") or ("declined" if r.get("reader_form") == "abstain" else "answered")
+            if bridge is not None and unfit_text(doc, outcome, r.get("answer") or r.get("prediction") or "", nlp, bridge.noun):
+                second.append(qid)
+        print(f"{name}: {len(second)} of {len(rows)} kept questions read a second time: {second}", flush=True)
+        engine = None
+        for qid in second:
+            if qid in done:
+                continue
+            if engine is None:
+                engine = Engine(settings, f"dlg-{collection}")
+                engine.index([_folder(collection, args.work)])
+            question, gold, answerable = golds[qid]
+            row: dict[str, Any] = {"key": qid, "id": qid, "collection": name, "answerable": answerable}
+            for condition in ("once", "second"):
+                settings.hops = condition == "second"
+                a = engine.ask(question)
+                right = strict_match(a.answer, gold) if answerable else a.outcome == "declined"
+                row[condition] = {"answer": a.answer, "outcome": a.outcome, "right": right,
+                                  "seconds": round(a.timings.get("total", 0.0), 3), "hops": len(a.trace.get("hops", []))}
+            settings.hops = True
+            _append(out, row)
+            print(f"{qid:<24} once {'R' if row['once']['right'] else '-'} second {'R' if row['second']['right'] else '-'} "
+                  f"{row['second']['answer'][:70]!r}", flush=True)
+        if engine is not None:
+            engine.close()
+
+
 # -- report -------------------------------------------------------------------------------------
 def cmd_report(args: argparse.Namespace) -> None:
     runs = [(folder, _rows(folder / "rows.jsonl")) for folder in args.dirs]
@@ -230,6 +307,9 @@ def main(argv: Optional[list[str]] = None) -> None:
                    help="only the questions whose grammar shows a bridge (the others answer alike in both conditions)")
     s.add_argument("--reuse", type=Path, default=None,
                    help="a 'once' run whose rows stand for the questions without a bridge (their path is the same)")
+    s = sub.add_parser("own", help="the dev collections' and person-like folders' own questions the second reading changes")
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+", type=Path)
     args = ap.parse_args(argv)
@@ -241,7 +321,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             kinds = {k: sum(1 for q in part if q["kind"] == k) for k in sorted({q["kind"] for q in part})}
             print(f"{half}: {len(part)} questions {kinds}")
         return
-    {"scan": cmd_scan, "ask": cmd_ask, "report": cmd_report}[args.cmd](args)
+    {"scan": cmd_scan, "ask": cmd_ask, "own": cmd_own, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -23,13 +23,16 @@ TIME_UNITS = frozenset("year month week day date time hour century decade season
 
 def asks_amount(doc) -> bool:
     """Whether the question asks for an amount or a time: "how" on an adjective ("How many /
-    much / old / tall / strong …"; not "how often", "how does it work"), "when", or a wh-word on
-    a unit of time ("what year", "which month")."""
+    much / old / tall / strong …"; not "how often", "how does it work"), the question's own "when"
+    (not a clause's), or a wh-word on a unit of time ("what year", "which month")."""
     for t in doc:
         if t.lower_ == "how" and t.head is not t and t.head.pos_ == "ADJ" and t.head.i == t.i + 1:
             return True
-        if t.lower_ == "when" and t.tag_ == "WRB" and t.dep_ == "advmod" and t.head.pos_ in ("VERB", "AUX"):
-            return t.i == 0 or doc[t.i - 1].pos_ in ("ADP", "SCONJ", "CCONJ", "PUNCT")  # "Since when", not "… when Altman was …"
+        if t.lower_ == "when" and t.tag_ == "WRB" and t.i + 1 < len(doc) and doc[t.i + 1].pos_ in ("AUX", "VERB"):
+            # the question's "when" is followed by its inverted auxiliary ("When was …", "Since
+            # when has …"); a clause's is not ("When the changes were signed, which …", "… when
+            # Altman was ousted")
+            return t.i == 0 or doc[t.i - 1].pos_ in ("ADP", "SCONJ", "CCONJ", "PUNCT")
         if t.lower_ in ("what", "which") and t.dep_ == "det" and (t.head.lemma_.lower() in TIME_UNITS
                                                                   or t.head.ent_type_ in ("DATE", "TIME")):
             return True
