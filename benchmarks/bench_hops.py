@@ -134,9 +134,12 @@ def cmd_ask(args: argparse.Namespace) -> None:
     if reuse or args.bridged_only:
         from k2desk.graph.nlp import load_pipeline
         from k2desk.hops.find import find_bridge
-        from k2desk.hops.fit import unfit_text
+        from k2desk.hops.fit import described_only, unfit_text
+        from k2desk.store.db import Database
+        from k2desk.store.sparse import SparseIndex
 
         nlp = load_pipeline()
+        terms = SparseIndex(Database(":memory:")).terms_of  # the index's tokenizer (FTS5, porter)
 
     def same_path(q: dict[str, Any]) -> bool:
         """Whether the condition reads ``q`` as the 'once' run reused did: no bridge for the
@@ -146,7 +149,11 @@ def cmd_ask(args: argparse.Namespace) -> None:
             return find_bridge(doc) is None
         bridge = find_bridge(doc, loose=True)
         row = reuse[q["id"]]
-        return bridge is None or not unfit_text(doc, row["outcome"], row["answer"], nlp, bridge.noun)
+        if bridge is None:
+            return True
+        if unfit_text(doc, row["outcome"], row["answer"], nlp, bridge.noun) or "missing" not in row:
+            return False  # read again, or a row without the support check's terms: asked, the engine decides
+        return not (row["missing"] and described_only(row["missing"], bridge.description, bridge.noun, terms))
     engines: dict[str, Any] = {}
     try:
         for q in chosen(args.half, args.limit, args.collection):
@@ -173,6 +180,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                    "bridge": bool(hops), "hops": [{"question": h["question"], "name": h.get("name", "")} for h in hops],
                    "first_hop_right": bool(hops) and strict_match(hops[0].get("answer", ""), q["hops"][0]["gold"]),
                    "read_once": a.trace.get("read_once", {}).get("unfit", ""), "hops_tried": len(a.trace.get("hops_tried", [])),
+                   "missing": ((a.trace.get("reader") or {}).get("answer_support") or {}).get("missing", []),
                    "seconds": round(a.timings.get("total", 0.0), 3), "llm_calls": a.llm.calls}
             _append(out, row)
             print(f"{q['id']:<18} {q['kind']:<9} {'R' if right else ('M' if row['middle'] else '-')} {row['seconds']:5.1f}s "

@@ -361,7 +361,8 @@ class Engine:
             if self.settings.hops_first:
                 result = answer_by_hops(question, read, load_pipeline())
             else:
-                result = answer_once_then_hops(question, read, load_pipeline())
+                result = answer_once_then_hops(question, read, load_pipeline(),
+                                               lambda text: SparseIndex(self.db, "text").terms_of(text))
         if result is None:
             result = self.method(method, on_token, chosen).ask(question, progress=progress, cancel=cancel)
         if documents:

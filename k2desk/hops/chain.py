@@ -96,15 +96,17 @@ def _declined(question: str, bridge, hop: Answer, hops: list[dict[str, Any]], ea
     return out
 
 
-def answer_once_then_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any) -> Answer:
+def answer_once_then_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
+                          terms: Optional[Callable[[str], list[str]]] = None) -> Answer:
     """The question read once (streamed); where its grammar shows a bridge (``loose``) and the
-    answer does not fit it (declined, no amount for a "how many", the description's own noun),
-    read again hop by hop, and that answer kept unless its chain is declined too. A question
+    answer does not fit it (declined, no amount for a "how many", the description's own noun, a
+    sentence that holds only the description: ``fit.unfit``; ``terms``: the index's terms of a
+    text), read again hop by hop, and that answer kept unless its chain is declined. A question
     without a bridge, or answered with what fits it, costs one parse more than reading it once."""
     once = ask(question, True)
     doc = nlp(question)
     bridge = find_bridge(doc, loose=True)
-    why = unfit(doc, once, nlp, bridge.noun) if bridge is not None else ""
+    why = unfit(doc, once, nlp, bridge.noun, bridge.description, terms) if bridge is not None else ""
     if not why:
         return once
     hopped = answer_by_hops(question, lambda q, last: ask(q, False), nlp, loose=True)

@@ -4,14 +4,17 @@ A bridge question read once fails in two ways the answer itself shows: the reade
 in your documents", the support check missing the first hop's words in the last hop's sentence),
 or it answers the entity in the middle, which then rarely fits what was asked: "How strong is the
 ale that …?" answered "Lantern Ale" (no amount for a "how strong"), "Who founded the sailing
-school whose …?" answered "Skellmouth Sailing School" (the description's own noun). Both are read
-from spaCy's parse and entities (no word lists); the caller reads such a question again hop by hop.
+school whose …?" answered "Skellmouth Sailing School" (the description's own noun), or an answer
+whose sentences hold the description's words and lack the rest of the question's (the reader's
+support check). Read from spaCy's parse and entities and the support check's terms (no word
+lists); the caller reads such a question again hop by hop.
 """
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
+from k2desk.methods.support import lemmatized
 from k2desk.types import Answer
 
 # entity labels of spaCy's English pipeline that are amounts or times
@@ -44,12 +47,32 @@ def _has_amount(text: str, nlp: Any) -> bool:
     return any(t.like_num or t.ent_type_ in AMOUNTS for t in doc)
 
 
-def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str] = None) -> str:
+def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str] = None,
+          description: str = "", terms: Optional[Callable[[str], list[str]]] = None) -> str:
     """Why ``answer`` does not fit the parsed question ("" when it does): "declined", "no
-    amount" (an amount or a time was asked, none given), or "the description" (the answer holds
+    amount" (an amount or a time was asked, none given), "the description" (the answer holds
     the noun of the question's description, ``description_noun``: it names the entity in the
-    middle)."""
-    return unfit_text(question_doc, answer.outcome, answer.answer, nlp, description_noun)
+    middle), or "the description's answer" (``described_only``)."""
+    why = unfit_text(question_doc, answer.outcome, answer.answer, nlp, description_noun)
+    if not why and description and terms is not None:
+        reader = answer.trace.get("reader") if isinstance(answer.trace, dict) else None
+        support = reader.get("answer_support") if isinstance(reader, dict) else None
+        missing = support.get("missing") if isinstance(support, dict) else None
+        if missing and described_only(missing, description, description_noun or "", terms):
+            return "the description's answer"
+    return why
+
+
+def described_only(missing: list[str], description: str, noun: str, terms: Callable[[str], list[str]]) -> bool:
+    """Whether the sentences that hold the answer hold the description and not the rest of the
+    question: of the question's terms they lack (the reader's support check, ``missing``), some
+    are outside the description and none inside it but its own noun ("Who runs the shop where
+    tickets … are sold?" answered "Gribble's Fish Shed" from "tickets are sold at Gribble's Fish
+    Shed": "run" and "shop" lacking). Such an answer names what the description stands for."""
+    inside = set(terms(lemmatized(description)))
+    own = set(terms(lemmatized(noun))) if noun else set()
+    outside = [m for m in missing if m not in inside]
+    return bool(outside) and all(m in own for m in missing if m in inside)
 
 
 def unfit_text(question_doc, outcome: str, answer: str, nlp: Any, description_noun: Optional[str] = None) -> str:

@@ -49,3 +49,24 @@ def test_an_answer_that_does_not_fit(nlp):
     year = nlp("Since what year has the treasurer sat on the town council?")
     assert unfit_text(year, "answered", "since 2017", nlp) == ""
     assert unfit_text(nlp("When did it open?"), "cautioned", "in May", nlp) == ""  # a month is a time
+
+
+def test_an_answer_whose_sentences_hold_only_the_description(nlp):
+    # the support check's missing terms: outside the description ("run") and its own noun
+    # ("shop"): the answer is what the description names, not what the question asks of it
+    from k2desk.methods.support import lemmatized
+
+    def terms(text):  # the index's terms, near enough: lower-case words, an "s" off
+        return [w.lower().rstrip("s") for w in lemmatized(text).replace("'", " ").split()]
+
+    question = nlp("Who runs the shop where tickets for the spring concert are sold?")
+    description = "the shop where tickets for the spring concert are sold"
+    shed = Answer("q", "k2rag", "Gribble's Fish Shed", [], {"reader": {"form": "short", "answer_support": {
+        "missing": ["run", "shop"]}}}, {})
+    assert unfit(question, shed, nlp, "shop", description, terms) == "the description's answer"
+    # lacking words of the description itself: its sentence is about the answer, not the description
+    right = Answer("q", "k2rag", "Annis Gribble", [], {"reader": {"form": "short", "answer_support": {
+        "missing": ["ticket", "concert"]}}}, {})
+    assert unfit(question, right, nlp, "shop", description, terms) == ""
+    nothing = Answer("q", "k2rag", "Annis Gribble", [], {"reader": {"form": "short", "answer_support": {"missing": []}}}, {})
+    assert unfit(question, nothing, nlp, "shop", description, terms) == ""
