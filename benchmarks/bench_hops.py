@@ -6,13 +6,18 @@ each carries its final gold and every hop's question and gold (the middle entiti
 split 50/50 by a seeded shuffle of the ids (``split``); tune on one half, report the held one.
 
     .venv/bin/python benchmarks/bench_hops.py scan
-    .venv/bin/python benchmarks/bench_hops.py ask --half held --condition hops --out docs/eval/hops/ask-hops-held
     .venv/bin/python benchmarks/bench_hops.py ask --half held --condition once --out docs/eval/hops/ask-once-held
-    .venv/bin/python benchmarks/bench_hops.py report docs/eval/hops/ask-once-held docs/eval/hops/ask-hops-held
+    .venv/bin/python benchmarks/bench_hops.py ask --half held --reuse docs/eval/hops/ask-once-held --out docs/eval/hops/ask-held
+    .venv/bin/python benchmarks/bench_hops.py report docs/eval/hops/ask-once-held docs/eval/hops/ask-held
+    .venv/bin/python benchmarks/bench_hops.py own --out docs/eval/hops/own
 
 ``scan`` reads questions with the grammar alone (no model, no index): how many of the set's
 questions show a bridge, and how many of the dev collections' and person-like folders' own
 questions would take the hop path (those are the only ones whose answers can change).
+
+``own`` asks the dev collections' and person-like folders' own questions (those of the runs kept
+in docs/eval/) whose grammar shows a bridge both ways, once and with the default settings: the
+only ones whose answers can change.
 
 ``ask`` answers with the default method and models in one of three conditions: ``second`` (the
 default settings: the question read once, and hop by hop where its answer does not fit it), ``hops``
@@ -193,7 +198,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
 # -- own: the questions of the dev collections and person-like folders the second reading can change
 EVAL = ROOT / "docs" / "eval"
 # (their questions, the collection bench_dialogue.py indexes for them, a kept run of today's
-# default on them: the first reading's answers by id)
+# default on them: which of their questions were asked there)
 OWN_RUNS = (("wiki-qa-dev", "wiki", EVAL / "wiki68-s49" / "results.jsonl"),
             ("multihop-rag-dev", "multihop", EVAL / "sample60-s49" / "results.jsonl"),
             ("papers-qa-dev", "papers", EVAL / "papers89-s49" / "results.jsonl"),
@@ -218,14 +223,13 @@ def _own_golds(name: str) -> dict[str, tuple[str, str, bool]]:
 
 
 def cmd_own(args: argparse.Namespace) -> None:
-    """Each own question the default settings read a second time (a loose bridge, and the kept
-    first reading does not fit it), asked once and with the second reading; every other own
-    question reads as the kept run did."""
+    """The own questions of the evaluation runs kept in docs/eval/ whose grammar shows a bridge
+    (loose), asked once and with the default settings: only these can be read a second time
+    (declined, or an answer that does not fit), every other one is read once as before."""
     from k2desk.config import Settings
     from k2desk.engine import Engine
     from k2desk.graph.nlp import load_pipeline
     from k2desk.hops.find import find_bridge
-    from k2desk.hops.fit import unfit_text
 
     nlp = load_pipeline()
     out = args.out / "rows.jsonl"
@@ -233,19 +237,11 @@ def cmd_own(args: argparse.Namespace) -> None:
     settings = Settings.load(home=args.work / "home")
     for name, collection, kept in OWN_RUNS:
         golds = _own_golds(name)
-        rows = {r["id"]: r for r in (json.loads(line) for line in kept.read_text(encoding="utf-8").splitlines() if line.strip())}
-        second = []
-        for qid, r in rows.items():
-            if qid not in golds:
-                continue
-            doc = nlp(golds[qid][0])
-            bridge = find_bridge(doc, loose=True)
-            outcome = r.get("outcome") or ("declined" if r.get("reader_form") == "abstain" else "answered")
-            if bridge is not None and unfit_text(doc, outcome, r.get("answer") or r.get("prediction") or "", nlp, bridge.noun):
-                second.append(qid)
-        print(f"{name}: {len(second)} of {len(rows)} kept questions read a second time: {second}", flush=True)
+        ids = [json.loads(line)["id"] for line in kept.read_text(encoding="utf-8").splitlines() if line.strip()]
+        bridged = [i for i in ids if i in golds and find_bridge(nlp(golds[i][0]), loose=True) is not None]
+        print(f"{name}: {len(bridged)} of {len(ids)} questions show a bridge (loose): {bridged}", flush=True)
         engine = None
-        for qid in second:
+        for qid in bridged:
             if qid in done:
                 continue
             if engine is None:
@@ -258,13 +254,20 @@ def cmd_own(args: argparse.Namespace) -> None:
                 a = engine.ask(question)
                 right = strict_match(a.answer, gold) if answerable else a.outcome == "declined"
                 row[condition] = {"answer": a.answer, "outcome": a.outcome, "right": right,
-                                  "seconds": round(a.timings.get("total", 0.0), 3), "hops": len(a.trace.get("hops", []))}
+                                  "read_again": a.trace.get("read_once", {}).get("unfit", "") or
+                                  ("tried" if a.trace.get("hops_tried") else ""),
+                                  "seconds": round(a.timings.get("total", 0.0), 3)}
             settings.hops = True
             _append(out, row)
             print(f"{qid:<24} once {'R' if row['once']['right'] else '-'} second {'R' if row['second']['right'] else '-'} "
-                  f"{row['second']['answer'][:70]!r}", flush=True)
+                  f"{row['second']['read_again'] or 'as once':<26} {row['second']['answer'][:60]!r}", flush=True)
         if engine is not None:
             engine.close()
+    rows = list(_rows(out).values())
+    changed = [r for r in rows if r["once"]["right"] != r["second"]["right"]]
+    print(f"asked both ways: {len(rows)}; read a second time: {sum(bool(r['second']['read_again']) for r in rows)}; "
+          f"right only the second way: {sum(r['second']['right'] for r in changed)}; right only once: "
+          f"{sum(r['once']['right'] for r in changed)}")
 
 
 # -- report -------------------------------------------------------------------------------------
@@ -315,7 +318,7 @@ def main(argv: Optional[list[str]] = None) -> None:
                    help="only the questions whose grammar shows a bridge (the others answer alike in both conditions)")
     s.add_argument("--reuse", type=Path, default=None,
                    help="a 'once' run whose rows stand for the questions without a bridge (their path is the same)")
-    s = sub.add_parser("own", help="the dev collections' and person-like folders' own questions the second reading changes")
+    s = sub.add_parser("own", help="the dev collections' and person-like folders' own questions the second reading can change")
     s.add_argument("--out", type=Path, required=True)
     s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
     s = sub.add_parser("report")

@@ -5,6 +5,12 @@ put in its place, and so on up to ``MAX_HOPS`` descriptions; then the question t
 Each hop is a whole answer of the unchanged method (its own passages, its own support check:
 the final answer is checked against the last hop's question, not against the whole chain). A hop
 the documents do not answer ends the chain with "not in your documents", naming that hop.
+
+The default order (``answer_once_then_hops``) reads the question once first, as the method always
+did, and reads it hop by hop only where that answer does not fit it (fit.py): the 1.5B reads most
+bridge questions right at once, and a chain of two readings loses some of those. Session 51's
+order, every bridge the grammar finds hop by hop first, is ``settings.hops_first``
+(docs/eval/hops/ measures both).
 """
 
 from __future__ import annotations
