@@ -82,14 +82,17 @@ def _describes(t) -> bool:
 def _targets(doc) -> set[int]:
     """The nouns the question asks for: the one carrying the wh-word ("which company", "how many
     cars"), and with a copular root the argument on the other side of the wh-word ("Who is [the
-    founder of …]")."""
+    founder of …]"; not where it asks for a property: "How strong is [the ale that …]")."""
     out = set()
     for t in doc:
         if t.pos_ in NOUNS and (t.tag_ in WH_TAGS or any(w.tag_ in WH_TAGS for c in t.lefts for w in c.subtree)):
             out.add(t.i)
     if _copular(doc):
         root = _wh_root(doc)
-        out |= {c.i for c in root.children if c.dep_ in ("nsubj", "attr") and c.tag_ not in WH_TAGS}
+        # "How strong is [the ale that …]?" asks for a property of its subject, which a description
+        # may stand for; "Who is [the founder of …]?" asks for the subject itself
+        if not any(c.dep_ == "acomp" and any(w.tag_ in WH_TAGS for w in c.subtree) for c in root.children):
+            out |= {c.i for c in root.children if c.dep_ in ("nsubj", "attr") and c.tag_ not in WH_TAGS}
     return out
 
 
