@@ -4,7 +4,9 @@ put in its place, and so on up to ``MAX_HOPS`` descriptions; then the question t
 
 Each hop is a whole answer of the unchanged method (its own passages, its own support check:
 the final answer is checked against the last hop's question, not against the whole chain). A hop
-the documents do not answer ends the chain with "not in your documents", naming that hop.
+the documents do not answer ends the chain with "not in your documents", naming that hop; but an
+"of" phrase around an earlier hop's answer that no document names ("the tower of <the lighthouse>")
+is left in the question as it stands.
 
 The default order (``answer_once_then_hops``) reads the question once first, as the method always
 did, and reads it hop by hop only where that answer does not fit it (fit.py): the 1.5B reads most
@@ -52,6 +54,7 @@ def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
         return None
     hops: list[dict[str, Any]] = []
     answers: list[Answer] = []
+    skipped: list[Answer] = []  # hops read and left out: their cost counts, their passages do not
     current, resolved = question, []
     while bridge is not None and len(hops) < max_hops:
         t0 = time.perf_counter()
@@ -59,6 +62,12 @@ def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
         name = _name(hop)
         hops.append(_hop_trace(bridge, hop, name, time.perf_counter() - t0))
         answers.append(hop)
+        if not name and bridge.kind == "of" and resolved:
+            # "the tower of <an earlier answer>" named by no document: no step of its own, the
+            # question is read with the phrase as it stands ("How tall is the tower of X?")
+            hops.pop()
+            skipped.append(answers.pop())
+            break
         if not name:
             return _declined(question, bridge, hop, hops, answers)
         current = substitute(current, bridge, name)
@@ -69,7 +78,10 @@ def answer_by_hops(question: str, ask: Callable[[str, bool], Answer], nlp: Any,
     hops.append({"question": current, "answer": final.answer, "outcome": final.outcome,
                  "sources": [s.title or s.document for s in final.sources[:2]],
                  "seconds": round(time.perf_counter() - t0, 3)})
-    return _combined(question, final, hops, answers)
+    out = _combined(question, final, hops, answers)
+    for a in skipped:
+        _add_cost(out, a)
+    return out
 
 
 def _combined(question: str, final: Answer, hops: list[dict[str, Any]], earlier: list[Answer]) -> Answer:

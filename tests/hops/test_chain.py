@@ -98,3 +98,16 @@ def test_an_unfit_answer_without_a_bridge_stands(nlp):
     ask, asked = table({"How strong is Lantern Ale?": "Lantern Ale"})
     a = answer_once_then_hops("How strong is Lantern Ale?", ask, nlp)
     assert len(asked) == 1 and a.answer == "Lantern Ale"
+
+
+def test_an_of_phrase_no_document_names_is_read_as_it_stands(nlp):
+    ask, asked = table({"Which lighthouse does Mirela Varga keep?": "Harwick Point Lighthouse",
+                        "Who or what is the tower of Harwick Point Lighthouse?": None,
+                        "How tall is the tower of Harwick Point Lighthouse?": "31 metres"})
+    a = answer_by_hops("How tall is the tower of the lighthouse that Mirela Varga keeps?", ask, nlp)
+    assert [q for q, _ in asked] == ["Which lighthouse does Mirela Varga keep?",
+                                     "Who or what is the tower of Harwick Point Lighthouse?",
+                                     "How tall is the tower of Harwick Point Lighthouse?"]
+    assert a.answer == "31 metres" and a.outcome == "answered"
+    assert [h["question"] for h in a.trace["hops"]] == [asked[0][0], asked[2][0]]  # the step left out is not shown
+    assert a.timings["total"] == 3.0 and [s.document for s in a.sources] == ["doc3.md", "doc1.md"]
