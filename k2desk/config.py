@@ -138,8 +138,8 @@ class Settings:
     # measured in docs/eval/hops/); off, the method reads every question once
     hops: bool = True
     # the order: false, the question read once first and hop by hop only where its answer does not
-    # fit it (declined, no amount for a "how many", the description's own noun); true, hop by hop
-    # first wherever the grammar shows a bridge (session 51's order)
+    # fit it (declined, no amount for a "how many", the entity its description stands for:
+    # k2desk.hops.fit); true, hop by hop first wherever the grammar shows a bridge (session 51's order)
     hops_first: bool = False
     # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL
     # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one

@@ -1,8 +1,8 @@
 """Whether a question read once was answered with something that fits it (issue 55's second chance).
 
-A bridge question read once fails in two ways the answer itself shows: the reader declines ("not
-in your documents", the support check missing the first hop's words in the last hop's sentence),
-or it answers the entity in the middle, which then rarely fits what was asked: "How strong is the
+A bridge question read once fails in two ways the answer itself shows. Either the reader declines
+("not in your documents": the support check misses the first hop's words in the last hop's
+sentence), or it answers the entity in the middle, which then rarely fits what was asked: "How strong is the
 ale that …?" answered "Lantern Ale" (no amount for a "how strong"), "Who founded the sailing
 school whose …?" answered "Skellmouth Sailing School" (the description's own noun), or an answer
 whose sentences hold the description's words and lack the rest of the question's (the reader's
