@@ -14,7 +14,9 @@ from k2desk.types import Answer
 
 KNOWN = {  # K²RAG's steps, in the order they happen, with readable titles; other keys follow as they are
     "conversation": "The message, read against the conversation",
+    "read_once": "Read once first (an answer that did not fit)",
     "hops": "Hop by hop (each description found first, then the question)",
+    "hops_tried": "Hop by hop, tried (declined; the first reading stands)",
     "scope": "Documents asked about",
     "keywords": "Question keywords",
     "kg_results": "Knowledge-graph results",
