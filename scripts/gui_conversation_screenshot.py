@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from gui_screenshot import grab, wait_until  # noqa: E402
+from gui_screenshot import grab, indexed_window, wait_until  # noqa: E402
 
 TURNS = ("Who leads the Lindenfeld Solar Cooperative?", "And who is its treasurer?", "When was it founded?")
 
@@ -29,22 +28,10 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=ROOT / "docs")
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
-    from PySide6.QtWidgets import QApplication
-
-    from k2desk.config import Settings
-    from k2desk.engine import Engine
     from k2desk.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication(sys.argv)
-    home = Path(tempfile.mkdtemp(prefix="k2desk-conversation-")) / "home"
-    settings = Settings(home=home, models_dir=ROOT / "models", threads=args.threads)
-    with Engine(settings, "default") as engine:
-        engine.index([ROOT / "resources" / "sample"])
-    win = MainWindow(settings)
-    win.resize(1380, 860)
-    win.show()
+    app, settings, win = indexed_window(ROOT / "resources" / "sample", "k2desk-conversation-", args.threads)
     panel = win.ask_panel
-    win.tabs.setCurrentWidget(panel)
     for text in TURNS:
         panel.question.setText(text)
         panel.request()

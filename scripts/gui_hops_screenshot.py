@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from gui_screenshot import grab, wait_until  # noqa: E402
+from gui_screenshot import grab, indexed_window, wait_until  # noqa: E402
 
 QUESTION = "Who is the managing director of the company that acquired Brenholt Logistics?"
 
@@ -29,22 +28,8 @@ def main() -> int:
     p.add_argument("--out", type=Path, default=ROOT / "docs")
     p.add_argument("--threads", type=int, default=2)
     args = p.parse_args()
-    from PySide6.QtWidgets import QApplication
-
-    from k2desk.config import Settings
-    from k2desk.engine import Engine
-    from k2desk.gui.main_window import MainWindow
-
-    app = QApplication.instance() or QApplication(sys.argv)
-    home = Path(tempfile.mkdtemp(prefix="k2desk-hops-")) / "home"
-    settings = Settings(home=home, models_dir=ROOT / "models", threads=args.threads)
-    with Engine(settings, "default") as engine:
-        engine.index([ROOT / "tests" / "fixtures" / "hops"])
-    win = MainWindow(settings)
-    win.resize(1380, 860)
-    win.show()
+    app, _, win = indexed_window(ROOT / "tests" / "fixtures" / "hops", "k2desk-hops-", args.threads)
     panel = win.ask_panel
-    win.tabs.setCurrentWidget(panel)
     panel.question.setText(QUESTION)
     panel.request()
     wait_until(lambda: win.ask_job is None and win.last_answer is not None, 600_000)

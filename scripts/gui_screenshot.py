@@ -37,6 +37,27 @@ def wait_until(predicate, timeout_ms: int) -> bool:
     return bool(predicate())
 
 
+def indexed_window(folder: Path, prefix: str, threads: int = 2):
+    """(app, settings, window): ``folder`` indexed with the default settings and models into a new
+    data folder, then the app's window shown on its Ask tab."""
+    from PySide6.QtWidgets import QApplication
+
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+    from k2desk.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    home = Path(tempfile.mkdtemp(prefix=prefix)) / "home"
+    settings = Settings(home=home, models_dir=ROOT / "models", threads=threads)
+    with Engine(settings, "default") as engine:
+        engine.index([folder])
+    win = MainWindow(settings)
+    win.resize(1380, 860)
+    win.show()
+    win.tabs.setCurrentWidget(win.ask_panel)
+    return app, settings, win
+
+
 def grab(window, path: Path) -> None:
     from PySide6.QtGui import QGuiApplication
 
