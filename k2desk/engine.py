@@ -361,8 +361,13 @@ class Engine:
             if self.settings.hops_first:
                 result = answer_by_hops(question, read, load_pipeline())
             else:
-                result = answer_once_then_hops(question, read, load_pipeline(),
-                                               lambda text: SparseIndex(self.db, "text").terms_of(text))
+                index: list[SparseIndex] = []  # the tokenizer, made once and only where a bridge's answer is read
+
+                def terms(text: str) -> list[str]:
+                    index[:] = index or [SparseIndex(self.db, "text")]
+                    return index[0].terms_of(text)
+
+                result = answer_once_then_hops(question, read, load_pipeline(), terms)
         if result is None:
             result = self.method(method, on_token, chosen).ask(question, progress=progress, cancel=cancel)
         if documents:

@@ -42,11 +42,6 @@ def asks_amount(doc) -> bool:
     return False
 
 
-def _has_amount(text: str, nlp: Any) -> bool:
-    doc = nlp(text)
-    return any(t.like_num or t.ent_type_ in AMOUNTS for t in doc)
-
-
 def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str] = None,
           description: str = "", terms: Optional[Callable[[str], list[str]]] = None) -> str:
     """Why ``answer`` does not fit the parsed question ("" when it does): "declined", "no
@@ -79,9 +74,9 @@ def unfit_text(question_doc, outcome: str, answer: str, nlp: Any, description_no
     """``unfit`` from an answer's outcome and text (a kept evaluation row)."""
     if outcome == "declined":
         return "declined"
-    text = " ".join(answer.split())
-    if asks_amount(question_doc) and not _has_amount(text, nlp):
+    words = nlp(" ".join(answer.split()))  # parsed once for both checks
+    if asks_amount(question_doc) and not any(t.like_num or t.ent_type_ in AMOUNTS for t in words):
         return "no amount"
-    if description_noun and description_noun.lower() in {t.lower_ for t in nlp(text)}:
+    if description_noun and description_noun.lower() in {t.lower_ for t in words}:
         return "the description"
     return ""
