@@ -91,7 +91,10 @@ def _targets(doc) -> set[int]:
         root = _wh_root(doc)
         # "How strong is [the ale that …]?" asks for a property of its subject, which a description
         # may stand for; "Who is [the founder of …]?" asks for the subject itself
-        if not any(c.dep_ == "acomp" and any(w.tag_ in WH_TAGS for w in c.subtree) for c in root.children):
+        # "In which city is [the publisher that …] based?" asks where, through a preposition
+        asks_where = any(c.dep_ == "prep" and any(w.tag_ in WH_TAGS for w in c.subtree) for c in root.children)
+        if not asks_where and not any(c.dep_ == "acomp" and any(w.tag_ in WH_TAGS for w in c.subtree)
+                                      for c in root.children):
             out |= {c.i for c in root.children if c.dep_ in ("nsubj", "attr") and c.tag_ not in WH_TAGS}
     return out
 
@@ -261,18 +264,112 @@ def _of_bridges(doc, resolved: Sequence[str], targets: set[int], loose: bool = F
     return found
 
 
+def _relativizer(t) -> bool:
+    """A word that opens a relative clause on the noun just before it, read from the tags where
+    the parse hung the clause elsewhere ("the co-operative that sponsors …" with "that" on the
+    question's verb; "the clinic that the collection went to" with "that" tagged a conjunction).
+    The noun may end a hyphenated word ("co-operative", which spaCy splits)."""
+    if t.i < 2 or not (t.tag_ in ("WDT", "WP", "WP$") or t.lower_ == "that" and t.pos_ in ("SCONJ", "PRON")):
+        return False
+    doc = t.doc
+    before = doc[t.i - 1]
+    hyphened = doc[t.i - 2].text == "-" and not doc[t.i - 2].whitespace_
+    return before.pos_ in NOUNS or hyphened and before.pos_ in ("ADJ", "NOUN", "PROPN", "X")
+
+
+def _phrase_start(end: int, doc) -> int:
+    """Where the noun phrase ending at ``end`` begins, read from its words' tags: articles,
+    modifiers, names, numbers, possessives and hyphens; None-like -1 where a question word opens it
+    ("which company that …" is what the question asks for)."""
+    start = end
+    while start > 0:
+        t = doc[start - 1]
+        if t.tag_ in WH_TAGS:
+            return -1
+        if t.pos_ in ("DET", "ADJ", "NOUN", "PROPN", "NUM") or t.tag_ == "POS" or \
+                t.text == "-" and not t.whitespace_ or t.dep_ in ("amod", "compound"):
+            start -= 1
+            continue
+        break
+    return start
+
+
+def _predicate_start(doc, clause_start: int, np_start: int, end: int) -> int:
+    """Where the question's own predicate starts inside a tail that the parse gave to the relative
+    clause: after a fronted auxiliary with no verb before the description ("In which year was
+    [the co-operative that sponsors the race] founded?", "Since when has [the treasurer of the
+    festival whose proceeds went to …] sat on the council?"), the last verb that follows a noun,
+    other than the clause's own first verb; ``end + 1`` where there is none."""
+    aux = [t for t in doc[:np_start] if t.pos_ == "AUX" or t.lemma_ in ("be", "do", "have") and t.pos_ == "VERB"]
+    if not aux or any(_clause_verb(t) and t.i > aux[0].i for t in doc[:np_start]):
+        return end + 1
+    verbs = [t for t in doc[clause_start:end + 1] if _clause_verb(t)]
+    if len(verbs) < 2:
+        return end + 1
+    last = verbs[-1]
+    if doc[last.i - 1].pos_ in ("NOUN", "PROPN", "NUM"):
+        return last.i
+    return end + 1
+
+
+def _surface_bridges(doc, targets: set[int]) -> list[Bridge]:
+    """Relative clauses found from the words' tags where the parse found none (``loose`` only:
+    spaCy's small model misattaches long questions' clauses, and the clause then does not hang on
+    its noun). The noun phrase before a relativizer is the description's noun; the clause runs to
+    a comma, the question's end, or the question's own predicate (``_predicate_start``)."""
+    found = []
+    last = max((t.i for t in doc if not t.is_punct), default=-1)
+    for rel in doc:
+        if not _relativizer(rel):
+            continue
+        noun = doc[rel.i - 1]
+        start = _phrase_start(noun.i, doc)
+        if start < 0 or _is_target(noun, doc, targets):
+            continue
+        comma = next((t.i for t in doc[rel.i:last + 1] if t.text == ","), None)
+        end = comma - 1 if comma is not None else last
+        end = _predicate_start(doc, rel.i, start, end) - 1
+        clause = doc[rel.i + 1:end + 1]
+        subject = len(clause) and clause[0].pos_ in ("VERB", "AUX")  # "that inked a deal …"
+        if not len(clause) or any(t.tag_ == "PRP" or t.tag_ == "PRP$" and not subject for t in doc[start:end + 1]):
+            continue  # "the company that acquired it": not a question of its own ("… to license its news": its own)
+        first = next((t.i for t in doc[start:noun.i + 1] if t.pos_ != "DET"), noun.i)
+        words = _text(doc[first:noun.i + 1])
+        if rel.tag_ == "WP$":  # "whose captain was X" -> "Which ferry's captain was X?"
+            question = f"Which {words}'s {_text(clause)}?"
+        elif subject:  # "that sponsors the race" -> "Which co-operative sponsors the race?"
+            question = f"Which {words} {_text(clause)}?"
+        else:
+            question = f"What is {_text(doc[start:end + 1])}?"
+        description, s, e = _span(doc, start, end)
+        found.append(Bridge(description, question, "relative", s, e, noun.lower_))
+    return found
+
+
+def _asks(doc, loose: bool) -> bool:
+    """Whether the question has a question word of its own: outside a relative clause, or
+    (``loose``) opening it or a clause after a comma, where spaCy read it as a relativizer ("In the
+    film of X, who played …")."""
+    for t in doc:
+        if t.tag_ in WH_TAGS and (not _in_relative(t) or loose and (t.i == 0 or doc[t.i - 1].text == ",")):
+            return True
+    return False
+
+
 def find_bridge(doc, resolved: Sequence[str] = (), loose: bool = False) -> Optional[Bridge]:
     """The innermost bridge of the parsed question ``doc`` (None: the question is asked as it
     stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too).
     ``loose``: where the question read once was not answered, or answered with what does not fit
     it: an "of" or possessive phrase around any name counts too, and a question may have more
     clauses (reading it hop by hop is then its second chance, not its first reading)."""
-    if not any(t.tag_ in WH_TAGS and not _in_relative(t) for t in doc):
+    if not _asks(doc, loose):
         return None  # yes/no questions and requests are asked as they stand
     if sum(_clause_verb(t) for t in doc) > (LOOSE_CLAUSES if loose else MAX_CLAUSES):
         return None  # more clauses than a chain of descriptions has: a question of several parts
     targets = _targets(doc)
     found = _clause_bridges(doc, targets) + (_of_bridges(doc, resolved, targets, loose) if resolved or loose else [])
+    if not found and loose:
+        found = _surface_bridges(doc, targets)
     if not found:
         return None
     innermost = [b for b in found if not any(o is not b and b.start <= o.start and o.end <= b.end for o in found)]
