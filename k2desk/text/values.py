@@ -5,8 +5,9 @@ and a gold "two thousand" is the answer "2000".
 
 Number words become digits by text2num's ``alpha2digit`` (English, every number: an isolated
 "one" or "first" too, so question, passage and answer agree on "1" and "1st"); a currency sign
-before an amount becomes the currency's name after it (not the "$" of TeX math around a number,
-"$0.565$"); a digit group separator goes ("1,180", "1 180" → "1180"; a decimal point stays).
+before an amount becomes the currency's name after it, with its short scale ("$16k" is "16000
+dollars"; not the "$" of TeX math around a number, "$0.565$"); a digit group separator goes
+("1,180", "1 180" → "1180"; a decimal point stays).
 
 ``with_full_date(answer, sentence)``: a year or a month and year ("2009", "January 2026") read
 from a sentence that gives the whole date it belongs to ("reopened on 12 September 2009") is
@@ -27,7 +28,9 @@ from functools import lru_cache
 
 # A currency sign is written before its amount, its name after: "€380" / "380 euros".
 CURRENCIES = {"€": "euros", "$": "dollars", "£": "pounds", "¥": "yen", "₹": "rupees", "₩": "won"}
-_SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,]*(?:\.\d+)?(?:\s(?:million|billion|thousand|m|bn|k)\b)?)", re.I)
+_SIGNED = re.compile(r"([€$£¥₹₩])\s?(\d[\d,]*(?:\.\d+)?)(?:\s?(k|m|bn)\b)?", re.I)
+# a signed amount's short scale ("$16k", "£2m", "$3bn"): after a currency sign only ("16 m" alone is metres)
+SHORT_SCALES = {"k": 3, "m": 6, "bn": 9}
 # a number set as inline TeX math ("a macro-F1 of $0.565$", common in papers): the number alone,
 # not an amount of dollars
 _MATH = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?(?:\\?%)?)\s?\$")
@@ -44,8 +47,18 @@ _AS_WRITTEN = (rf"(?<![\w.,])(?:[{''.join(CURRENCIES)}]\s?)?{{number}}\s+(?:{_SC
 
 
 def _unscaled(m: re.Match) -> str:
-    value = Decimal(m.group(1).replace(",", "")).scaleb(SCALES[m.group(2).lower()])
+    return _amount(m.group(1), SCALES[m.group(2).lower()])
+
+
+def _amount(number: str, exponent: int) -> str:
+    value = Decimal(number.replace(",", "")).scaleb(exponent)
     return format(value.quantize(Decimal(1)) if value == value.to_integral() else value.normalize(), "f")
+
+
+def _signed(m: re.Match) -> str:
+    """"$40" -> "40 dollars", "$16k" -> "16000 dollars"."""
+    number = m.group(2) if not m.group(3) else _amount(m.group(2), SHORT_SCALES[m.group(3).lower()])
+    return f"{number} {CURRENCIES[m.group(1)]}"
 
 
 def _unmath(m: re.Match) -> str:
@@ -64,7 +77,7 @@ def normal_values(text: str) -> str:
         text = alpha2digit(text, "en", threshold=0)
     except Exception:  # noqa: BLE001 - a text the parser cannot read keeps its words
         pass
-    text = _SIGNED.sub(lambda m: f"{m.group(2)} {CURRENCIES[m.group(1)]}", _MATH.sub(_unmath, text))
+    text = _SIGNED.sub(_signed, _MATH.sub(_unmath, text))
     return _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 

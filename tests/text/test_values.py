@@ -16,6 +16,11 @@ def test_a_currency_sign_becomes_its_name_and_digit_groups_close():
     assert numbers("12,500 people in 2021 and 3.5 MW") == {"12500", "2021", "3.5"}
     assert numbers("1, 2, 3") == {"1", "2", "3"}  # a list of numbers is not a digit group
     assert normal_values("It cost $40.") == "It cost 40 dollars."  # the full stop stays after the name
+    # a short scale after a signed amount is its scale ("16 dollarsk" before); alone "16 m" is metres
+    assert normal_values("a $16k grant, a £2.5m hall and a $3bn deal") == \
+        "a 16000 dollars grant, a 2500000 pounds hall and a 3000000000 dollars deal"
+    assert normal_values("$5 more") == "5 dollars more"
+    assert normal_values("$16k") == normal_values("sixteen thousand dollars") == normal_values("$16,000")
 
 
 def test_a_number_in_tex_math_is_no_amount_of_dollars():
