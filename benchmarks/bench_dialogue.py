@@ -162,6 +162,8 @@ def cmd_ask(args: argparse.Namespace) -> None:
     done = _rows(out)
     reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
     dialogues = chosen(args.half, args.limit, args.collection)
+    if args.ids:
+        dialogues = [d for d in dialogues if d["id"] in set(args.ids)]
     engines: dict[str, Any] = {}
     try:
         for d in dialogues:
@@ -180,18 +182,22 @@ def cmd_ask(args: argparse.Namespace) -> None:
                     continue
                 if key in done:  # resumed: the thread goes on from what this run answered then
                     r = done[key]
-                    turns.append(Turn(t["message"], r.get("asked", t["message"]), r["answer"]))
+                    turns.append(Turn(t["message"], r.get("asked", t["message"]), r["answer"], tuple(r.get("sources", ())),
+                                      tuple(r.get("documents", ()))))
                     continue
                 if reuse and args.condition == "thread":  # the same question asked of the same documents: its answer
                     u = understand(t["message"], turns, llm=lambda: shared_llm(settings, "reader")) if n else None
                     old = reuse.get(key)
+                    # (a question still pointing at "it" is asked of the last answer's documents:
+                    # asked again, with the documents the turn before came from)
                     same = old is not None and "sources" in old and (u is None or (u.standalone == old["asked"] and not u.cited
-                                                              and not old.get("cited")))
+                                                              and not old.get("cited") and not u.unresolved))
                     if same:
                         row = {**old, "reused": True}
                         _append(out, row)
                         print(f"{key:<22} {t['kind']:<15} {'R' if row['right'] else '-'}  reused  {row['asked']!r}", flush=True)
-                        turns.append(Turn(t["message"], row["asked"], row["answer"], tuple(row.get("sources", ()))))
+                        turns.append(Turn(t["message"], row["asked"], row["answer"], tuple(row.get("sources", ())),
+                                          tuple(row.get("documents", ()))))
                         continue
                 if args.condition == "thread":
                     a = engine.converse(t["message"], turns=turns, remember=False)
@@ -208,12 +214,13 @@ def cmd_ask(args: argparse.Namespace) -> None:
                        "understand_seconds": round(a.timings.get("understand", 0.0), 3),
                        "how": a.conversation.get("how", ""), "llm_calls": a.llm.calls,
                        "sources": [s.title or s.document for s in a.sources[:2]],
+                       "documents": list(dict.fromkeys(s.document for s in a.sources[:2])),
                        **({"cited": a.conversation["cited"]} if a.conversation.get("cited") else {}),
                        **({"scope": a.conversation["scope"]} if a.conversation.get("scope") else {})}
                 _append(out, row)
                 print(f"{key:<22} {t['kind']:<15} {'R' if row['right'] else '-'} {row['seconds']:5.1f}s  {asked!r} -> {a.answer!r}",
                       flush=True)
-                turns.append(Turn(t["message"], asked, a.answer, tuple(row["sources"])))
+                turns.append(Turn(t["message"], asked, a.answer, tuple(row["sources"]), tuple(row["documents"])))
     finally:
         for e in engines.values():
             e.close()
@@ -275,6 +282,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         else:
             s.add_argument("--condition", choices=("thread", "standalone", "alone"), default="thread")
             s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+            s.add_argument("--ids", nargs="+", default=None, help="only these conversations (by id)")
             s.add_argument("--reuse", type=Path, default=None,
                            help="an earlier run's folder: a turn understood as the same question keeps its answer")
     s = sub.add_parser("report")

@@ -40,6 +40,7 @@ from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
 from k2desk.types import Source
 
+LAST_SOURCES = 2  # of the last answer's sources, the documents a follow-up still pointing at "it" is asked of
 CITED_MAX = 3  # documents sharing the title an earlier answer cited, asked about together (more: the whole collection)
 HOPS_METHOD = "k2rag"  # the method that answers bridge questions hop by hop (settings.hops); the paper's stay exact
 STAGE_WORDS = {"text": "the passages cover", "summary_index": "the summaries cover", "graph_summary": "the graph covers",
@@ -417,6 +418,9 @@ class Engine:
         cited = self._cited(understanding.cited) if not documents else []
         if cited:  # "In that report, …": asked of the document an earlier answer cited
             documents = cited
+        last = self._last_answers(turns) if not documents and understanding.unresolved else []
+        if last:  # "Where did it take place?" as typed: "it" is what the last answer was about
+            documents = last
         result = self.ask(understanding.standalone, method, progress, cancel, on_token, remember=False,
                           documents=list(documents or []))
         result.llm.add(understanding.usage)
@@ -425,8 +429,10 @@ class Engine:
         result.trace["conversation"] = understanding.to_trace()
         if cited:
             result.trace["conversation"]["scope"] = "cited"
+        elif last:
+            result.trace["conversation"]["scope"] = "last answer"
         if remember:  # a question asked of a cited document does not narrow the thread
-            kept = (stored.scope if stored is not None else []) if cited else result.scope
+            kept = (stored.scope if stored is not None else []) if cited or last else result.scope
             if thread is None:
                 thread = self.threads.create(message, method, kept)
             else:
@@ -441,6 +447,18 @@ class Engine:
         if self.settings.llm_url:
             return {"llm": self.settings.llm_url}
         return {"llm": self.settings.llm, "reader": reader_llm_name(self.settings), "check": check_llm_name(self.settings)}
+
+    def _last_answers(self, turns: Optional[Sequence[Turn]]) -> list[str]:
+        """The documents the last answer came from (its first ``LAST_SOURCES``: their keys where
+        the turn has them, else the documents its titles name); [] where none is in the collection."""
+        if not turns:
+            return []
+        turn = turns[-1]
+        keys: list[str] = [k for k in turn.documents[:LAST_SOURCES] if self.docs.get(k)]
+        if not keys:
+            for name in turn.sources[:LAST_SOURCES]:
+                keys += [k for k in self._cited(name) if k not in keys]
+        return keys[:CITED_MAX]
 
     def _cited(self, name: str) -> list[str]:
         """The document an earlier answer cited by ``name`` (its title, else its key); [] when

@@ -5,6 +5,7 @@ so no layer imports upwards to get them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 
@@ -126,8 +127,15 @@ class Answer:
     @property
     def cited_note(self) -> str:
         """Where a follow-up pointed at a document an earlier answer cited ("that report") and was
-        asked of it alone, a line saying so ("" otherwise)."""
+        asked of it alone, or still pointed at "it" and was asked of the last answer's documents,
+        a line saying so ("" otherwise)."""
         conv = self.conversation
+        if conv.get("scope") == "last answer":
+            scope = self.trace.get("scope") if isinstance(self.trace, dict) else None
+            names = [PurePath(str(d)).name for d in (scope or {}).get("documents", [])] if isinstance(scope, dict) else []
+            listed = f" ({', '.join(names)})" if names else ""
+            return f"Asked of the documents the last answer came from{listed}: the question still says “{conv['unresolved'][0]}”" \
+                if conv.get("unresolved") else f"Asked of the documents the last answer came from{listed}"
         if conv.get("scope") != "cited" or not conv.get("cited"):
             return ""
         return f"Asked of “{conv['cited']}” alone, the document an earlier answer cited"

@@ -14,6 +14,7 @@ class Turn:
     standalone: str = ""  # the question it was understood as ("": the message itself)
     answer: str = ""
     sources: tuple[str, ...] = ()  # the cited documents' titles or names, best first
+    documents: tuple[str, ...] = ()  # the cited documents' keys, best first, where known (a stored thread)
 
     @property
     def question(self) -> str:
@@ -24,12 +25,15 @@ def turns_from_history(entries: Iterable[Any]) -> list[Turn]:
     """History rows (store/history.py's HistoryEntry) of one thread, first first."""
     turns = []
     for e in entries:
-        titles = []
+        titles, keys = [], []
         for s in e.sources:
             name = str(s.get("title") or s.get("document") or "")
             if name and name not in titles:
                 titles.append(name)
-        turns.append(Turn(e.message or e.question, e.question, e.answer, tuple(titles[:3])))
+            key = str(s.get("document") or "")
+            if key and key not in keys:
+                keys.append(key)
+        turns.append(Turn(e.message or e.question, e.question, e.answer, tuple(titles[:3]), tuple(keys[:3])))
     return turns
 
 

@@ -48,6 +48,9 @@ class Understanding:
     seconds: float = 0.0
     rejected: str = ""  # a rewrite of the model that was not kept, with why
     cited: str = ""  # the earlier source ("that report", "the second one") the message points at, as the turn named it
+    # the references the question is asked with still open (the message as typed after a refused
+    # rewrite: "Where did it take place?"); the caller asks it of the last answer's documents
+    unresolved: list[str] = field(default_factory=list)
     usage: LLMUsage = field(default_factory=LLMUsage)
 
     def to_trace(self) -> dict[str, Any]:
@@ -186,12 +189,22 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
         # from the last question's frame, and any other message stays as typed.
         completed = complete_fragment(doc, turns[-1].question, nlp, turns[-1].answer)
         result.standalone, result.how = (completed, "frame") if completed else (message, "typed")
+        if not completed:
+            result.unresolved = pointing(doc)
         result.seconds = time.perf_counter() - t0
         return result
     completed = complete_fragment(doc, turns[-1].question, nlp, turns[-1].answer)
     result.standalone = completed or substitute(doc, antecedents(turns, nlp)) or message
+    if result.standalone == message:
+        result.unresolved = pointing(doc)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+def pointing(doc) -> list[str]:
+    """The pronouns and demonstratives ``doc`` leaves open ("it", "that match"; not a fragment's
+    missing verb nor an opening "And …", which say nothing of what is pointed at)."""
+    return [ref for ref in open_references(doc) if ref != "ellipsis" and not ref.endswith(" …")]
 
 
 def _forms(doc) -> set[str]:
