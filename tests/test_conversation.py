@@ -75,3 +75,28 @@ def test_a_question_about_a_cited_document_is_asked_of_it_alone(engine, monkeypa
     assert answer.cited_note == f"Asked of “{solar.title}” alone, the document an earlier answer cited"
     assert engine.threads.get(answer.conversation["thread"]).scope == []
     assert engine._cited("No such title") == [] and engine._cited("") == []
+
+
+@pytest.mark.slow
+def test_a_follow_up_still_pointing_at_it_is_asked_of_the_last_answers_documents(engine, monkeypatch):
+    """A follow-up asked as typed with "it" still open (the model's rewrite refused) is asked of
+    the documents the last answer came from, by their keys where the turn has them, else by the
+    titles it cited; a question that points at nothing is asked of the whole collection."""
+    import k2desk.engine as engine_module
+
+    ferry = next(d for d in engine.documents() if d.key.endswith("river-ferry.txt"))
+    message = "How many cars can it carry?"
+    typed = Understanding(message, message, "typed", ["it"], unresolved=["it"])
+    monkeypatch.setattr(engine_module, "understand", lambda *a, **k: typed)
+    before = Turn("How long does the ferry crossing take?", answer="seven minutes", documents=(ferry.key,))
+    answer = engine.converse(message, turns=[before])
+    assert answer.scope == [ferry.key] and answer.conversation["scope"] == "last answer"
+    assert strict_match(answer.answer, "12"), answer.answer
+    assert answer.cited_note == "Asked of the documents the last answer came from (river-ferry.txt): the question still says “it”"
+    assert engine.threads.get(answer.conversation["thread"]).scope == []  # the thread is not narrowed
+    # plain data with titles only (a request carrying its history): the titles name the documents
+    by_title = Turn(before.message, answer=before.answer, sources=(ferry.title or ferry.key,))
+    assert engine._last_answers([by_title]) == [ferry.key]
+    # nothing left open: the whole collection
+    monkeypatch.setattr(engine_module, "understand", lambda *a, **k: Understanding(message, message, "unchanged"))
+    assert engine.converse(message, turns=[before], remember=False).scope == []

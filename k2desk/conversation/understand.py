@@ -203,8 +203,16 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
 
 def pointing(doc) -> list[str]:
     """The pronouns and demonstratives ``doc`` leaves open ("it", "that match"; not a fragment's
-    missing verb nor an opening "And …", which say nothing of what is pointed at)."""
-    return [ref for ref in open_references(doc) if ref != "ellipsis" and not ref.endswith(" …")]
+    missing verb nor an opening "And …", which say nothing of what is pointed at). A pronoun after
+    a name of the message's own may stand for it ("… that Sam Bankman-Fried says he …"): not
+    counted; a demonstrative points out of the message whatever it names."""
+    out = []
+    for t in doc:
+        kind = kind_of(t)
+        if not kind or kind.startswith(("person", "thing")) and any(p.pos_ == "PROPN" for p in doc[:t.i]):
+            continue
+        out.append(doc[t.i:t.head.i + 1].text if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i else t.text)
+    return out
 
 
 def _forms(doc) -> set[str]:

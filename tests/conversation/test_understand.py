@@ -182,3 +182,42 @@ def test_a_refused_rewrite_leaves_the_message_as_typed_or_completes_a_fragment(n
     u = understand("And Kessler Partners?", [invest], llm=lambda: reader, nlp=nlp)
     assert u.rejected.endswith("more than one question")
     assert (u.standalone, u.how) == ("How much did Kessler Partners invest in Solvion?", "frame")
+
+
+class _Replies:
+    """A model that replies one recorded line (the 1.5B's reply to "Where did it take place?" after
+    a question about a board's first meeting: the question before, again)."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def chat(self, messages, **kwargs):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(text=self.text)
+
+
+def test_a_message_asked_as_typed_says_what_it_still_points_at(nlp):
+    meeting = Turn("When did the Brask harbour board hold its first meeting?", answer="14 August 2015")
+    u = understand("Where did it take place?", [meeting],
+                   llm=lambda: _Replies("When did the Brask harbour board hold its first meeting?"), nlp=nlp)
+    assert (u.standalone, u.how, u.unresolved) == ("Where did it take place?", "typed", ["it"])
+    assert u.to_trace()["unresolved"] == ["it"]
+    kept = understand("Where did it take place?", [meeting],
+                      llm=lambda: _Replies("Where did the Brask harbour board's first meeting take place?"), nlp=nlp)
+    assert kept.how == "llm" and kept.unresolved == []  # a kept rewrite closed it
+
+
+@pytest.mark.parametrize("message, pointing_at", [
+    ("Who runs that browser maker?", ["that browser maker"]),
+    ("and how much did she cost", ["she"]),
+    ("And the treasurer?", []),  # a fragment's missing verb points at nothing in particular
+    ("And how long does the crossing take?", []),
+    # a pronoun after a name of the message's own may stand for it; a demonstrative points out
+    ("How large was the debt that Ada Brenner says she learned about in May?", []),
+    ("What did that report say about Brask Harbour?", ["that report"]),
+])
+def test_what_a_message_still_points_at(nlp, message, pointing_at):
+    from k2desk.conversation.understand import pointing
+
+    assert pointing(nlp(message)) == pointing_at
