@@ -180,6 +180,8 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
         if not why:
             result.standalone, result.how = _ends_like(message, rewrite), "llm"
             result.cited = cited_source(doc, result.standalone, turns, nlp)
+            # a rewrite kept with "that game" still in it ("Who did the Dolphins beat in that game?")
+            result.unresolved = pointing(parse(nlp, result.standalone), demonstratives=True)
             result.seconds = time.perf_counter() - t0
             return result
         result.rejected = f"{rewrite!r}: {why}"
@@ -201,15 +203,18 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
     return result
 
 
-def pointing(doc) -> list[str]:
+def pointing(doc, demonstratives: bool = False) -> list[str]:
     """The pronouns and demonstratives ``doc`` leaves open ("it", "that match"; not a fragment's
     missing verb nor an opening "And …", which say nothing of what is pointed at). A pronoun after
     a name of the message's own may stand for it ("… that Sam Bankman-Fried says he …"): not
-    counted; a demonstrative points out of the message whatever it names."""
+    counted; a demonstrative points out of the message whatever it names (``demonstratives``: only
+    those)."""
     out = []
     for t in doc:
         kind = kind_of(t)
         if not kind or kind.startswith(("person", "thing")) and any(p.pos_ == "PROPN" for p in doc[:t.i]):
+            continue
+        if demonstratives and kind != "demonstrative":
             continue
         out.append(doc[t.i:t.head.i + 1].text if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i else t.text)
     return out
