@@ -174,6 +174,7 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
         rewrite = _clean(reply.text)
         if rewrite and _same(rewrite, message) and not reads_as_fragment(doc) and (_maybe_expletive(doc) or _names_itself(doc)):
             result.standalone, result.how = message, "llm"  # "Is it true that …": nothing to resolve
+            result.unresolved = pointing(doc, demonstratives=True)  # but "In that article, …" points out
             result.seconds = time.perf_counter() - t0
             return result
         why = check_rewrite(doc, rewrite, nlp, context_words(turns, nlp))
