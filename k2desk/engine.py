@@ -10,7 +10,7 @@ from __future__ import annotations
 import atexit
 import json
 import threading
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Optional, Sequence
 
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
@@ -431,6 +431,7 @@ class Engine:
             result.trace["conversation"]["scope"] = "cited"
         elif last:
             result.trace["conversation"]["scope"] = "last answer"
+            result.trace["conversation"]["documents"] = [self._named(k) for k in last]
         if remember:  # a question asked of a cited document does not narrow the thread
             kept = (stored.scope if stored is not None else []) if cited or last else result.scope
             if thread is None:
@@ -459,6 +460,11 @@ class Engine:
             for name in turn.sources[:LAST_SOURCES]:
                 keys += [k for k in self._cited(name) if k not in keys]
         return keys[:CITED_MAX]
+
+    def _named(self, key: str) -> str:
+        """A document as a person knows it: its title, else its file's name."""
+        row = self.docs.get(key)
+        return (row.title if row is not None and row.title else "") or PurePath(key.split("#")[0]).name
 
     def _cited(self, name: str) -> list[str]:
         """The document an earlier answer cited by ``name`` (its title, else its key); [] when

@@ -5,7 +5,6 @@ so no layer imports upwards to get them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import PurePath
 from typing import Any
 
 
@@ -131,9 +130,7 @@ class Answer:
         a line saying so ("" otherwise)."""
         conv = self.conversation
         if conv.get("scope") == "last answer":
-            scope = self.trace.get("scope") if isinstance(self.trace, dict) else None
-            names = [PurePath(str(d)).name for d in (scope or {}).get("documents", [])] if isinstance(scope, dict) else []
-            listed = f" ({', '.join(names)})" if names else ""
+            listed = f" ({', '.join(f'“{n}”' for n in conv['documents'])})" if conv.get("documents") else ""
             return f"Asked of the documents the last answer came from{listed}: the question still says “{conv['unresolved'][0]}”" \
                 if conv.get("unresolved") else f"Asked of the documents the last answer came from{listed}"
         if conv.get("scope") != "cited" or not conv.get("cited"):

@@ -92,7 +92,8 @@ def test_a_follow_up_still_pointing_at_it_is_asked_of_the_last_answers_documents
     answer = engine.converse(message, turns=[before])
     assert answer.scope == [ferry.key] and answer.conversation["scope"] == "last answer"
     assert strict_match(answer.answer, "12"), answer.answer
-    assert answer.cited_note == "Asked of the documents the last answer came from (river-ferry.txt): the question still says “it”"
+    assert answer.cited_note == f"Asked of the documents the last answer came from (“{ferry.title or 'river-ferry.txt'}”): " \
+        "the question still says “it”"
     assert engine.threads.get(answer.conversation["thread"]).scope == []  # the thread is not narrowed
     # plain data with titles only (a request carrying its history): the titles name the documents
     by_title = Turn(before.message, answer=before.answer, sources=(ferry.title or ferry.key,))
