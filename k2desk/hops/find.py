@@ -356,6 +356,32 @@ def _asks(doc, loose: bool) -> bool:
     return False
 
 
+def _after_frame(doc):
+    """The question word right after an opening frame ("In the 2017 film, who plays …?",
+    "According to the report, which firm …?"): a phrase that opens with a preposition and ends at
+    a comma, which spaCy reads as the head of a relative clause; None where there is none."""
+    if not len(doc) or doc[0].pos_ != "ADP":
+        return None
+    comma = next((t for t in doc if t.text == ","), None)
+    if comma is None or comma.i + 1 >= len(doc) or doc[comma.i + 1].tag_ not in WH_TAGS:
+        return None
+    return doc[comma.i + 1]
+
+
+def _framed_bridge(doc, wh, resolved: Sequence[str]) -> Optional[Bridge]:
+    """The bridge of a framed question read in the question proper (parsed alone from its
+    question word), its hop asked in the frame ("In the 2017 film, which character was portrayed
+    by Emma Watson?")."""
+    from k2desk.graph.nlp import load_pipeline
+
+    frame = doc.text[:wh.idx].rstrip()
+    bridge = find_bridge(load_pipeline()(doc.text[wh.idx:]), resolved, loose=True)
+    if bridge is None:
+        return None
+    question = f"{frame} {bridge.question[0].lower()}{bridge.question[1:]}"
+    return Bridge(bridge.description, question, bridge.kind, bridge.start + wh.idx, bridge.end + wh.idx, bridge.noun)
+
+
 def find_bridge(doc, resolved: Sequence[str] = (), loose: bool = False) -> Optional[Bridge]:
     """The innermost bridge of the parsed question ``doc`` (None: the question is asked as it
     stands). ``resolved``: the answers of the hops before (their "of" phrases are bridges too).
@@ -364,6 +390,9 @@ def find_bridge(doc, resolved: Sequence[str] = (), loose: bool = False) -> Optio
     clauses (reading it hop by hop is then its second chance, not its first reading)."""
     if not _asks(doc, loose):
         return None  # yes/no questions and requests are asked as they stand
+    wh = _after_frame(doc) if loose else None
+    if wh is not None:
+        return _framed_bridge(doc, wh, resolved)
     if sum(_clause_verb(t) for t in doc) > (LOOSE_CLAUSES if loose else MAX_CLAUSES):
         return None  # more clauses than a chain of descriptions has: a question of several parts
     targets = _targets(doc)

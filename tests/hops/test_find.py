@@ -94,10 +94,11 @@ def test_loose_reads_an_of_or_possessive_phrase_around_a_name(nlp):
     # "that" tagged a conjunction
     ("Who is the head of the clinic that the spring collection went to?", "the clinic that the spring collection went to",
      "What is the clinic that the spring collection went to?", "Who is the head of X?"),
-    # the question's "who" read as a relativizer after the comma
+    # the question's "who" read as a relativizer after the comma: the question read from it, the
+    # hop asked in its frame
     ("In the film of Moby Dick, who played the sailor who carries the harpoon back to the ship?",
-     "the sailor who carries the harpoon back to the ship", "Which sailor carries the harpoon back to the ship?",
-     "In the film of Moby Dick, who played X?"),
+     "the sailor who carries the harpoon back to the ship",
+     "In the film of Moby Dick, which sailor carries the harpoon back to the ship?", "In the film of Moby Dick, who played X?"),
     # the question's own predicate after the clause, and the clause's "its" its own noun's
     ("In which city is the publisher that signed a deal with Acme to license its archive based?",
      "the publisher that signed a deal with Acme to license its archive",
@@ -117,3 +118,19 @@ def test_loose_reads_a_relative_clause_the_parse_hung_elsewhere_from_the_tags(nl
     bridge = find_bridge(nlp(question), loose=True)
     assert (bridge.description, bridge.question) == (description, hop)
     assert substitute(question, bridge, "X") == rest
+
+
+def test_loose_reads_a_framed_question_from_its_question_word_and_asks_its_hop_in_the_frame(nlp):
+    # "In X, who …": spaCy hangs the question on the frame as a relative clause; the question
+    # proper is read alone, and its hop keeps the frame, which says where to look
+    question = "In the 1998 stage version, who played the sister of the girl who found the map?"
+    assert find_bridge(nlp(question)) is None
+    bridge = find_bridge(nlp(question), loose=True)
+    assert (bridge.description, bridge.question) == (
+        "the girl who found the map", "In the 1998 stage version, which girl found the map?")
+    assert substitute(question, bridge, "Nell Barrow") == "In the 1998 stage version, who played the sister of Nell Barrow?"
+    nested = "In the 2017 film, who plays the father of the character portrayed by Emma Watson?"
+    bridge = find_bridge(nlp(nested), loose=True)
+    assert bridge.question == "In the 2017 film, which character was portrayed by Emma Watson?"
+    assert substitute(nested, bridge, "Belle") == "In the 2017 film, who plays the father of Belle?"
+    assert find_bridge(nlp("In the 2017 film, who plays Belle?"), loose=True) is None
