@@ -137,6 +137,18 @@ def _question_participle(doc):
                  and not any(c.dep_ == "agent" for c in t.children)), None)
 
 
+def _verb_read_as_noun(doc, i: int) -> bool:
+    """Whether the noun at ``i`` is the question's own verb that spaCy read as a noun: a question
+    with "do" as its only verb ("Which club did the holder of the record ride for …?") needs one,
+    and it is the noun a stranded preposition or the question's end follows."""
+    t = doc[i]
+    root = _wh_root(doc)
+    if t.pos_ != "NOUN" or root.lemma_ != "do" or any(v.pos_ in ("VERB", "AUX") for v in doc if v.i != root.i):
+        return False
+    after = doc[i + 1] if i + 1 < len(doc) else None
+    return after is None or after.is_punct or after.pos_ == "ADP"
+
+
 def _trimmed(doc, end: int, floor: int) -> int:
     """``end`` without trailing punctuation, and before the question's own participle if spaCy
     hung it inside the description (``_question_participle``)."""
@@ -258,6 +270,8 @@ def _of_bridges(doc, resolved: Sequence[str], targets: set[int], loose: bool = F
                 continue  # (a name's phrase inside a description is that description's business)
             start = head.left_edge.i
             end = head.i if part.dep_ == "poss" else _trimmed(doc, part.right_edge.i, part.i)
+            if end > part.left_edge.i and _verb_read_as_noun(doc, end):
+                end -= 1  # "Which club did [the holder of the record] ride for …?"
             description, s, e = _span(doc, start, end)
             question = f"Who or what is {description}?"
             found.append(Bridge(description, question, "of", s, e, head.lower_))

@@ -134,3 +134,15 @@ def test_loose_reads_a_framed_question_from_its_question_word_and_asks_its_hop_i
     assert bridge.question == "In the 2017 film, which character was portrayed by Emma Watson?"
     assert substitute(nested, bridge, "Belle") == "In the 2017 film, who plays the father of Belle?"
     assert find_bridge(nlp("In the 2017 film, who plays Belle?"), loose=True) is None
+
+
+def test_a_do_question_whose_verb_spacy_read_as_a_noun_keeps_it_out_of_the_description(nlp):
+    # "did" needs a verb; spaCy made "row" and "ride" nouns of the "of" phrase
+    for question, description in [
+        ("Which team did the captain of the Harwick rowing crew row for in 2019?", "the captain of the Harwick rowing crew"),
+        ("Which horse did the winner of the Kessing Cup ride?", "the winner of the Kessing Cup"),
+    ]:
+        bridge = find_bridge(nlp(question), loose=True)
+        assert bridge.description == description, question
+    assert find_bridge(nlp("Which prize did the founder of Acme Salvage win?"), loose=True).description == \
+        "the founder of Acme Salvage"
