@@ -15,8 +15,8 @@ that date — the one date of the sentence that holds it, else the answer as it 
 
 ``with_unit(answer, sentence)``: a bare amount ("386,000") read from a sentence that names its
 unit right after it ("a contract worth 386,000 euros", "seven minutes") gets that unit, and its
-scale as written ("35" from "paid $35 million" is "$35 million"); a year or a number followed by a
-name or a function word is left alone. An amount with a scale word is one number in the normal
+scale as written ("35" from "paid $35 million" is "$35 million", and so is "35 million"); a year or
+a number followed by a name or a function word is left alone. An amount with a scale word is one number in the normal
 form ("$35 million" and "thirty-five million dollars" are both "35000000 dollars").
 """
 
@@ -90,10 +90,22 @@ def bare_number(answer: str) -> bool:
     return bool(_BARE.match(answer))
 
 
+_SCALED_ANSWER = re.compile(rf"^\s*(\d[\d,]*(?:\.\d+)?)\s+({_SCALE_WORDS})\s*$", re.I)
+
+
 def with_unit(answer: str, sentence: str, function_words: frozenset[str] = frozenset()) -> str:
     """``answer`` with the unit that follows it in ``sentence`` when it is a bare amount (module
-    docstring); ``function_words``: words that are no unit ("and", "the", "in")."""
-    if not bare_number(answer) or not sentence:
+    docstring); ``function_words``: words that are no unit ("and", "the", "in"). A bare amount
+    with its scale word ("13 billion") takes its sign or currency as the sentence writes it
+    ("$13 billion")."""
+    if not sentence:
+        return answer
+    scaled_answer = _SCALED_ANSWER.match(answer)
+    if scaled_answer:
+        number, scale = scaled_answer.group(1), scaled_answer.group(2).lower()
+        written = re.search(_AS_WRITTEN.format(number=re.escape(number)), sentence, re.I)
+        return written.group(0) if written and re.search(rf"\b{scale}\b", written.group(0), re.I) else answer
+    if not bare_number(answer):
         return answer
     wanted = numbers(answer)
     if len(wanted) != 1:
@@ -128,7 +140,7 @@ _PART_DATE = re.compile(rf"^\s*(?:in\s+)?(?:({_MONTH})\.?\s+)?(\d{{4}})\.?\s*$",
 def completable(answer: str, dates: bool = False) -> bool:
     """Whether ``with_unit`` (a bare amount) or, with ``dates``, ``with_full_date`` (a year or a
     month and year) may change ``answer``: only then is its sentence worth finding."""
-    return bare_number(answer) or bool(dates and _PART_DATE.match(answer))
+    return bare_number(answer) or bool(_SCALED_ANSWER.match(answer)) or bool(dates and _PART_DATE.match(answer))
 
 
 def with_full_date(answer: str, sentence: str) -> str:

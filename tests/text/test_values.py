@@ -1,6 +1,6 @@
 """One normal form for values (text/values.py): number words, currency signs, digit groups."""
 
-from k2desk.text.values import bare_number, normal_values, numbers, with_unit
+from k2desk.text.values import bare_number, completable, normal_values, numbers, with_unit
 
 
 def test_numbers_in_words_are_their_digits():
@@ -84,3 +84,8 @@ def test_an_amount_with_its_scale_word_is_one_number_and_keeps_its_scale():
     assert with_unit("35", "Steph Curry was paid $35 million to lend FTX legitimacy") == "$35 million"
     assert with_unit("18", "Of that, 18 billion euros went to Apple.") == "18 billion euros"
     assert with_unit("35", "In 35 years the town grew.") == "35 years"
+    # an amount with its scale word and no sign takes the sign its sentence writes, the same scale only
+    assert with_unit("13 billion", "Microsoft had poured $13 billion into OpenAI.") == "$13 billion"
+    assert with_unit("13 billion", "Microsoft had poured $13 million into OpenAI.") == "13 billion"
+    assert with_unit("13 billion", "The model has 13 billion parameters.") == "13 billion"
+    assert completable("13 billion") and not completable("13 billion dollars")
