@@ -293,8 +293,8 @@ def _relativizer(t) -> bool:
 
 def _phrase_start(end: int, doc) -> int:
     """Where the noun phrase ending at ``end`` begins, read from its words' tags: articles,
-    modifiers, names, numbers, possessives and hyphens; None-like -1 where a question word opens it
-    ("which company that …" is what the question asks for)."""
+    modifiers, names, numbers, possessives and hyphens; -1 where a question word opens it ("which
+    company that …" is what the question asks for)."""
     start = end
     while start > 0:
         t = doc[start - 1]
@@ -372,8 +372,8 @@ def _asks(doc, loose: bool) -> bool:
 
 def _after_frame(doc):
     """The question word right after an opening frame ("In the 2017 film, who plays …?",
-    "According to the report, which firm …?"): a phrase that opens with a preposition and ends at
-    a comma, which spaCy reads as the head of a relative clause; None where there is none."""
+    "On the 1998 tour, which band …?"): a phrase that opens with a preposition and ends at a comma,
+    which spaCy reads as the head of a relative clause; None where there is none."""
     if not len(doc) or doc[0].pos_ != "ADP":
         return None
     comma = next((t for t in doc if t.text == ","), None)
