@@ -180,7 +180,10 @@ def test_broken_http_does_not_stop_the_server(server, garbage):
         sock.sendall(garbage)
         sock.shutdown(socket.SHUT_WR)
         reply = b""
-        while chunk := sock.recv(65536):
-            reply += chunk
+        try:
+            while chunk := sock.recv(65536):
+                reply += chunk
+        except ConnectionResetError:  # refused before all of it was read: the kernel resets the connection
+            pass
     assert reply == b"" or reply.startswith(b"HTTP/1.1 4")
     assert call(server, "GET", "/health")[0] == 200
