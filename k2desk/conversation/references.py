@@ -41,20 +41,20 @@ def is_fragment(doc) -> bool:
     return len(doc) > 0 and not any(t.pos_ in ("VERB", "AUX") for t in doc)
 
 
+def as_written(t, kind: str) -> str:
+    """The reference ``t`` (of ``kind_of``'s ``kind``) as written: "its", "that report", "the second one"."""
+    doc = t.doc
+    if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i:
+        return doc[t.i:t.head.i + 1].text
+    if kind == "one":  # "the second one": from its determiner
+        start = min([c.i for c in t.children if c.dep_ in ("det", "amod") and c.i < t.i] or [t.i])
+        return doc[start:t.i + 1].text
+    return t.text
+
+
 def open_references(doc) -> list[str]:
     """The references ``doc`` leaves open, as written ("its", "that report", "ellipsis")."""
-    out: list[str] = []
-    for t in doc:
-        kind = kind_of(t)
-        if not kind:
-            continue
-        if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i:
-            out.append(doc[t.i:t.head.i + 1].text)
-        elif kind == "one":  # "the second one": from its determiner
-            start = min([c.i for c in t.children if c.dep_ in ("det", "amod") and c.i < t.i] or [t.i])
-            out.append(doc[start:t.i + 1].text)
-        else:
-            out.append(t.text)
+    out = [as_written(t, kind) for t in doc if (kind := kind_of(t))]
     if is_fragment(doc):
         out.append("ellipsis")
     elif not out and len(doc) > 1 and doc[0].pos_ == "CCONJ":  # "And how long …": goes on from the last turn

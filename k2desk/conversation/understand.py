@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from k2desk import prompts
 from k2desk.conversation.frame import complete_fragment, reads_as_fragment
-from k2desk.conversation.references import antecedents, content_words, kind_of, open_references, parse
+from k2desk.conversation.references import antecedents, as_written, content_words, kind_of, open_references, parse
 from k2desk.conversation.turns import Turn
 from k2desk.types import LLMUsage
 
@@ -217,7 +217,7 @@ def pointing(doc, demonstratives: bool = False) -> list[str]:
             continue
         if demonstratives and kind != "demonstrative":
             continue
-        out.append(doc[t.i:t.head.i + 1].text if kind == "demonstrative" and t.pos_ == "DET" and t.head.i > t.i else t.text)
+        out.append(as_written(t, kind))
     return out
 
 
