@@ -21,8 +21,9 @@ Definitions (also written into every report):
   * otherwise (KG-RAG paper): correct iff prediction and gold share at least one normalized word.
 - content words (``content_words``): the normalized words (``normalize_answer``, each dash read
   as a space first, so "Bankman-Fried" is "bankman fried"; a number word up to twenty as its
-  digits, so "seven" is "7") that are not in ``STOP_WORDS``, a small English list of function
-  words; numbers are content words.
+  digits, so "seven" is "7"; "%" and "per cent" as "percent") that are not in ``STOP_WORDS``, a
+  small English list of function words, or a title before a name ("Dr", "Mrs"); numbers are
+  content words.
 - gold-token recall (``gold_token_recall``): the share of the gold's distinct content words that
   are among the prediction's words (normalized the same way); a gold without content words
   scores its exact match.
@@ -77,6 +78,9 @@ is are was were be been being am do does did has have had will would can could
 it its this that these those he she they them his her their there here
 which who whom whose what when where why how i we you me us our your my
 """.split())
+# the titles written before a name: "Dr. Clara Weissmüller" is answered by "Clara Weissmüller"
+HONORIFICS = frozenset("dr mr mrs ms mx prof".split())
+_PERCENT = re.compile(r"\s*%|\bper\s+cent\b", re.IGNORECASE)  # "3.5%", "3.5 per cent": "3.5 percent"
 
 
 def _is_punct(ch: str) -> bool:
@@ -123,14 +127,16 @@ def _dashes_as_spaces(text: Optional[str]) -> str:
 
 
 def _words(text: Optional[str]) -> list[str]:
-    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space and values
-    in their normal form (text/values.py: "seven" is "7", "€380" is "380 euros")."""
-    return normalize_answer(_dashes_as_spaces(normal_values(text or ""))).split()
+    """Normalized words with each dash (Unicode Pd: hyphen, en dash, …) read as a space, values in
+    their normal form (text/values.py: "seven" is "7", "€380" is "380 euros") and a percent sign
+    as the word "percent"."""
+    return normalize_answer(_dashes_as_spaces(_PERCENT.sub(" percent", normal_values(text or "")))).split()
 
 
 def content_words(text: Optional[str]) -> list[str]:
-    """The words of ``text`` that carry content: ``_words`` minus ``STOP_WORDS`` (numbers stay)."""
-    return [w for w in _words(text) if w not in STOP_WORDS]
+    """The words of ``text`` that carry content: ``_words`` minus ``STOP_WORDS`` and the titles
+    before a name (``HONORIFICS``); numbers stay."""
+    return [w for w in _words(text) if w not in STOP_WORDS and w not in HONORIFICS]
 
 
 def gold_token_recall(pred: str, gold: str) -> float:

@@ -165,6 +165,11 @@ def test_content_words_and_gold_token_recall():
     ("Sam Bankman–Fried", "Sam Bankman-Fried", True, True),  # en dash against hyphen
     ("Bankman-Fried", "Sam Bankman Fried", False, False),  # "sam" missing; overlap: "bankmanfried" is no gold word
     ("Sam Altman", "Sam Bankman-Fried", True, False),
+    ("3.5%", "3.5 percent", True, True),  # a percent sign is the word
+    ("3.5 per cent", "3.5%", True, True),
+    ("3.5", "3.5 percent", True, False),  # the number alone is not the share
+    ("Clara Weissmüller", "Dr. Clara Weissmüller", True, True),  # a title before the name is not asked for
+    ("Dr. Weissmüller", "Dr. Clara Weissmüller", True, False),
     ("It is.", "it is", True, True),  # no content word in the gold: exact match
     ("it is so", "it is", True, False),
 ])
