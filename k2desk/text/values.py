@@ -7,7 +7,8 @@ Number words become digits by text2num's ``alpha2digit`` (English, every number:
 "one" or "first" too, so question, passage and answer agree on "1" and "1st"); a currency sign
 before an amount becomes the currency's name after it, with its short scale ("$16k" is "16000
 dollars"; not the "$" of TeX math around a number, "$0.565$"); a digit group separator goes
-("1,180", "1 180" → "1180"; a decimal point stays).
+("1,180", "1 180" → "1180"; a decimal point stays); a unit after a number spelled the British way
+is spelled the American way, as the model often writes it ("31 metres" is "31 meters").
 
 ``with_full_date(answer, sentence)``: a year or a month and year ("2009", "January 2026") read
 from a sentence that gives the whole date it belongs to ("reopened on 12 September 2009") is
@@ -65,6 +66,11 @@ def _unmath(m: re.Match) -> str:
     return m.group(1).replace("\\%", "%")
 
 
+# a unit after a number spelled the British way ("31 metres", "a 60-centimetre telescope", "5
+# litres"): spelled the American way, as the model often writes it ("31 meters")
+_TRE_UNIT = re.compile(r"(\d(?:\s|-)?[a-z]*)tre(s?)\b", re.I)
+
+
 @lru_cache(maxsize=4096)
 def normal_values(text: str) -> str:
     """``text`` with its values in the normal form (module docstring)."""
@@ -78,6 +84,7 @@ def normal_values(text: str) -> str:
     except Exception:  # noqa: BLE001 - a text the parser cannot read keeps its words
         pass
     text = _SIGNED.sub(_signed, _MATH.sub(_unmath, text))
+    text = _TRE_UNIT.sub(r"\1ter\2", text)
     return _GROUPED.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 

@@ -89,3 +89,11 @@ def test_an_amount_with_its_scale_word_is_one_number_and_keeps_its_scale():
     assert with_unit("13 billion", "Microsoft had poured $13 million into OpenAI.") == "13 billion"
     assert with_unit("13 billion", "The model has 13 billion parameters.") == "13 billion"
     assert completable("13 billion") and not completable("13 billion dollars")
+
+
+def test_a_unit_after_a_number_is_spelled_one_way():
+    # the passage writes "31 metres", the model "31 meters": the support check and the judge read both alike
+    assert normal_values("Its tower is 31 metres tall") == normal_values("Its tower is 31 meters tall") == \
+        "Its tower is 31 meters tall"
+    assert normal_values("a 60-centimetre telescope holds 5 litres") == "a 60-centimeter telescope holds 5 liters"
+    assert normal_values("the theatre in the town centre") == "the theatre in the town centre"  # no number: as written
