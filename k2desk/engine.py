@@ -429,6 +429,8 @@ class Engine:
         result.trace["conversation"] = understanding.to_trace()
         if cited:
             result.trace["conversation"]["scope"] = "cited"
+            if understanding.cited in cited:  # named by its number ("[2]"): its key, shown by its name
+                result.trace["conversation"]["cited"] = self._named(understanding.cited)
         elif last:
             result.trace["conversation"]["scope"] = "last answer"
             result.trace["conversation"]["documents"] = [self._named(k) for k in last]

@@ -102,3 +102,18 @@ def test_a_follow_up_still_pointing_at_it_is_asked_of_the_last_answers_documents
     # nothing left open: the whole collection
     monkeypatch.setattr(engine_module, "understand", lambda *a, **k: Understanding(message, message, "unchanged"))
     assert engine.converse(message, turns=[before], remember=False).scope == []
+
+
+@pytest.mark.slow
+def test_a_source_named_by_its_number_is_asked_of_alone(engine):
+    """"What does [1] say …?" in a stored thread: the document the last answer listed first, asked
+    of alone and named in the note; the thread's scope is left as it was."""
+    engine.index([SAMPLE])
+    first = engine.converse("How long does the ferry crossing take?")
+    listed = first.sources[0]
+    answer = engine.converse("What does [1] say about how many cars it carries?", thread=first.conversation["thread"])
+    assert answer.scope == [listed.document] and answer.conversation["scope"] == "cited"
+    name = listed.title or Path(listed.document).name
+    assert answer.conversation["standalone"].startswith(f"What does “{name}” say")
+    assert answer.cited_note == f"Asked of “{engine._named(listed.document)}” alone, the document an earlier answer cited"
+    assert engine.threads.get(answer.conversation["thread"]).scope == []

@@ -6,6 +6,7 @@ before). And the names an earlier turn offers to close them."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Optional, Sequence
 
 from k2desk.conversation.turns import Turn
@@ -130,3 +131,30 @@ def antecedents(turns: Sequence[Turn], nlp: Any) -> dict[str, str]:
             if person:
                 found["person"] = person
     return found
+
+
+# a source named by the number the answer listed it under: "[2]", "source 2", "passage #3", "the
+# second source" (the words the app and the terminal label them with)
+_NUMBERED = re.compile(r"\[(\d{1,2})\]|\b(?:source|passage)\s*#?(\d{1,2})\b|\bthe\s+(\w+)\s+(?:source|passage)\b",
+                       re.IGNORECASE)
+_ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)$")
+
+
+def numbered_source(message: str) -> Optional[tuple[int, int, int]]:
+    """The source of the last answer that ``message`` names by its number ("What does [2] say
+    about …", "In source 2, …", "the second source"): (number, start, end of the words that name
+    it); None when it names none."""
+    for m in _NUMBERED.finditer(message):
+        if m.group(3):
+            from text_to_num import alpha2digit
+
+            ordinal = _ORDINAL.match(alpha2digit(m.group(3), "en", threshold=0).strip())
+            if not ordinal:
+                continue  # "the cited source", "the original source"
+            number = int(ordinal.group(1))
+        else:
+            number = int(m.group(1) or m.group(2))
+        if number > 0:
+            return number, m.start(), m.end()
+    return None
+

@@ -15,6 +15,8 @@ class Turn:
     answer: str = ""
     sources: tuple[str, ...] = ()  # the cited documents' titles or names, best first
     documents: tuple[str, ...] = ()  # the cited documents' keys, best first, where known (a stored thread)
+    # each source as the answer listed it ([1], [2], …): its document's key and title, where known
+    passages: tuple[tuple[str, str], ...] = ()
 
     @property
     def question(self) -> str:
@@ -26,6 +28,7 @@ def turns_from_history(entries: Iterable[Any]) -> list[Turn]:
     turns = []
     for e in entries:
         titles, keys = [], []
+        listed = tuple((str(s.get("document") or ""), str(s.get("title") or "")) for s in e.sources)
         for s in e.sources:
             name = str(s.get("title") or s.get("document") or "")
             if name and name not in titles:
@@ -33,7 +36,7 @@ def turns_from_history(entries: Iterable[Any]) -> list[Turn]:
             key = str(s.get("document") or "")
             if key and key not in keys:
                 keys.append(key)
-        turns.append(Turn(e.message or e.question, e.question, e.answer, tuple(titles[:3]), tuple(keys[:3])))
+        turns.append(Turn(e.message or e.question, e.question, e.answer, tuple(titles[:3]), tuple(keys[:3]), listed))
     return turns
 
 

@@ -13,6 +13,9 @@ Rules first, the model only where a reference is left open:
    "And in what year?"), and any other message is asked as typed.
 4. With no model, a fragment is completed the same way; otherwise rules put the antecedent in the
    pronoun's place (the last answer's person for "she", the last question's named thing for "it").
+5. A source of the last answer named by the number it was listed under ("What does [2] say
+   about …?", "In source 3, …", "the second source") is put in by its name before all this, and
+   the question is asked of that document alone (``by_number``).
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import math
 import re
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
 from typing import Any, Callable, Optional, Sequence
 
 from k2desk import prompts
 from k2desk.conversation.frame import complete_fragment, reads_as_fragment
-from k2desk.conversation.references import antecedents, as_written, content_words, kind_of, open_references, parse
+from k2desk.conversation.references import antecedents, as_written, content_words, kind_of, numbered_source, open_references, parse
 from k2desk.conversation.turns import Turn
 from k2desk.types import LLMUsage
 
@@ -41,13 +45,15 @@ class Understanding:
     message: str
     standalone: str
     # "first" (no conversation yet), "unchanged" (nothing left open), "llm" (the model's rewrite),
+    # "source" (nothing left open but a source named by its number: put in by its name),
     # "frame" (a fragment completed from the last question), "typed" (the model's rewrite refused:
     # the message as typed), "rules" (no model: the antecedents put in place)
     how: str
     open: list[str] = field(default_factory=list)  # the references the message left open
     seconds: float = 0.0
     rejected: str = ""  # a rewrite of the model that was not kept, with why
-    cited: str = ""  # the earlier source ("that report", "the second one") the message points at, as the turn named it
+    # the earlier source the message points at ("that report": as the turn named it; "[2]": its key)
+    cited: str = ""
     # the references the question is asked with still open (the message as typed after a refused
     # rewrite: "Where did it take place?"); the caller asks it of the last answer's documents
     unresolved: list[str] = field(default_factory=list)
@@ -153,9 +159,33 @@ def _ends_like(message: str, rewrite: str) -> str:
 def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[[], Any]] = None,
                nlp: Optional[Any] = None) -> Understanding:
     """The standalone question ``message`` stands for after ``turns`` (first first). ``llm`` gives
-    the loaded model (called only when a reference is left open); ``nlp`` spaCy's pipeline."""
-    t0 = time.perf_counter()
+    the loaded model (called only when a reference is left open); ``nlp`` spaCy's pipeline. A
+    source of the last answer named by its number ("What does [2] say about …?") is put in by its
+    name, and the question is asked of its document (``cited``: its key)."""
     message = " ".join((message or "").split())[:MESSAGE_MAX]
+    text, key = by_number(message, turns[-1]) if turns else (message, "")
+    result = _understand(text, turns, llm, nlp)
+    if key:
+        result.message, result.cited = message, key
+        result.how = "source" if result.how == "unchanged" else result.how
+    return result
+
+
+def by_number(message: str, turn: Turn) -> tuple[str, str]:
+    """``message`` with the source of ``turn`` it names by its number put in by name ("What does
+    [2] say …?" → "What does “Kessing River ferry” say …?"), and that source's document key; the
+    message and "" where it names none the turn listed."""
+    found = numbered_source(message)
+    if found is None or found[0] > len(turn.passages) or not turn.passages[found[0] - 1][0]:
+        return message, ""
+    number, start, end = found
+    key, title = turn.passages[number - 1]
+    name = title or PurePath(key.split("#", 1)[0]).name
+    return f"{message[:start]}“{name}”{message[end:]}", key
+
+
+def _understand(message: str, turns: Sequence[Turn], llm: Optional[Callable[[], Any]], nlp: Optional[Any]) -> Understanding:
+    t0 = time.perf_counter()
     if not turns:
         return Understanding(message, message, "first", seconds=time.perf_counter() - t0)
     if nlp is None:

@@ -34,5 +34,6 @@ def test_history_rows_make_the_same_turns():
                          [], thread_id=3, message="And who is its treasurer?")]
     turns = turns_from_history(rows)
     assert turns[0] == Turn("Who leads the Lindenfeld Solar Cooperative?", "Who leads the Lindenfeld Solar Cooperative?",
-                            "Henrike Albers", ("Solar", "/d/ferry.txt"), ("/d/solar.md", "/d/ferry.txt"))
+                            "Henrike Albers", ("Solar", "/d/ferry.txt"), ("/d/solar.md", "/d/ferry.txt"),
+                            (("/d/solar.md", "Solar"), ("/d/ferry.txt", ""), ("/d/solar.md", "Solar")))  # as listed: [1], [2], [3]
     assert turns[1].message == "And who is its treasurer?" and turns[1].question.startswith("Who is the treasurer")

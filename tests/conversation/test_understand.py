@@ -221,3 +221,35 @@ def test_what_a_message_still_points_at(nlp, message, pointing_at):
     from k2desk.conversation.understand import pointing
 
     assert pointing(nlp(message)) == pointing_at
+
+
+@pytest.mark.parametrize("message, found", [
+    ("What does [2] say about the crossing?", (2, 10, 13)),
+    ("In source 3, who leads it?", (3, 3, 11)),
+    ("What does the second source say?", (2, 10, 27)),
+    ("And passage #1?", (1, 4, 14)),
+    ("Which source is the oldest?", None),
+    ("What does the original source say?", None),  # no number
+    ("How many episodes does season 2 have?", None),
+    ("What is [0]?", None),
+])
+def test_a_source_named_by_its_number(message, found):
+    from k2desk.conversation.references import numbered_source
+
+    assert numbered_source(message) == found
+
+
+LISTED = Turn("How long does the ferry crossing take?", answer="7 minutes",
+              passages=(("/d/river-ferry.txt", ""), ("/d/solar.md", "Lindenfeld Solar Cooperative")))
+
+
+def test_a_numbered_source_is_put_in_by_name_and_asked_of_alone(nlp):
+    u = understand("What does [2] say about the founding year?", [LISTED], llm=no_model, nlp=nlp)
+    assert (u.standalone, u.how, u.cited) == (
+        "What does “Lindenfeld Solar Cooperative” say about the founding year?", "source", "/d/solar.md")
+    assert u.message == "What does [2] say about the founding year?"
+    first = understand("In source 1, how many cars fit?", [LISTED], llm=no_model, nlp=nlp)
+    assert (first.standalone, first.cited) == ("In “river-ferry.txt”, how many cars fit?", "/d/river-ferry.txt")
+    # a number the last answer did not list: the message as it stands
+    none = understand("What does source 5 say about the founding year?", [LISTED], llm=no_model, nlp=nlp)
+    assert (none.standalone, none.how, none.cited) == ("What does source 5 say about the founding year?", "unchanged", "")
