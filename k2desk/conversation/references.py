@@ -157,4 +157,3 @@ def numbered_source(message: str) -> Optional[tuple[int, int, int]]:
         if number > 0:
             return number, m.start(), m.end()
     return None
-
