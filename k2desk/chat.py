@@ -22,7 +22,8 @@ from k2desk.methods.registry import METHOD_NAMES
 from k2desk.progress import CancelToken
 from k2desk.types import Answer
 
-HELP = """Type a question; follow-ups may say "it", "she", "that report" or leave the subject out.
+HELP = """Type a question; follow-ups may say "it", "she", "that report" or leave the subject out, or
+name a source of the last answer by its number: "What does [2] say about …?" asks that document alone.
   /new           a new conversation (the documents chosen with --doc, else the collection)
   /doc PATH      ask about this document (or the documents under a folder) from now on
   /all           ask the whole collection again
