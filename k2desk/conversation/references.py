@@ -10,6 +10,7 @@ import re
 from typing import Any, Optional, Sequence
 
 from k2desk.conversation.turns import Turn
+from k2desk.text.values import normal_values
 
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "NUM")
 NOT_THINGS = {"PERSON", "DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"}
@@ -146,9 +147,7 @@ def numbered_source(message: str) -> Optional[tuple[int, int, int]]:
     it); None when it names none."""
     for m in _NUMBERED.finditer(message):
         if m.group(3):
-            from text_to_num import alpha2digit
-
-            ordinal = _ORDINAL.match(alpha2digit(m.group(3), "en", threshold=0).strip())
+            ordinal = _ORDINAL.match(normal_values(m.group(3)).strip())  # "second" is "2nd"
             if not ordinal:
                 continue  # "the cited source", "the original source"
             number = int(ordinal.group(1))
