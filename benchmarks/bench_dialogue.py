@@ -24,6 +24,10 @@ retrieval.
 message asked as typed, as k2desk did before conversations). A turn is right when the answer holds
 every content word of its gold (eval.metrics.strict_match). Rows are kept by id and turn
 (``rows.jsonl``), so a run resumes where it stopped; ``--limit`` bounds the conversations.
+
+``context`` measures the layer under the answers without a model: whether each follow-up's gold
+is in the evidence the reader would read for the thread's question, the gold standalone one and
+the message as typed.
 """
 
 from __future__ import annotations
@@ -227,6 +231,48 @@ def cmd_ask(args: argparse.Namespace) -> None:
 
 
 # -- report -------------------------------------------------------------------------------------
+def cmd_context(args: argparse.Namespace) -> None:
+    """The layer under the answers (no model): is a follow-up's gold in what the reader would read
+    (the question's passages, ``evidence_search``, cut to its best sentences within the reader's
+    1,000 tokens)? For each later turn that needs its thread, three questions: the one a kept
+    ``ask --condition thread`` run asked (``--thread-rows``), the gold standalone one, and the
+    message as typed. Tokens are counted as 1.3 a word (no model loaded)."""
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+    from k2desk.methods.retrieval import Retriever
+    from k2desk.methods.select import select_evidence
+
+    asked = {}
+    for folder in args.thread_rows:
+        asked.update(_rows(folder / "rows.jsonl"))
+    settings = Settings.load(home=args.work / "home")
+    engines: dict[str, Any] = {}
+    found = {"thread": 0, "standalone": 0, "typed": 0}
+    n = 0
+    try:
+        for d in chosen(args.half):
+            for i, t in enumerate(d["turns"]):
+                row = asked.get(f"{d['id']}#{i}")
+                if i == 0 or t["kind"] in NO_CONTEXT or row is None:
+                    continue
+                name = d["collection"]
+                if name not in engines:
+                    engines[name] = Engine(settings, f"dlg-{name}")
+                    engines[name].index([_folder(name, args.work)])
+                e = engines[name]
+                retriever = Retriever(e.db, e.embedder, "text")
+                n += 1
+                for label, q in (("thread", row["asked"]), ("standalone", t["standalone"]), ("typed", t["message"])):
+                    hits = retriever.evidence_search(q, k=settings.top_k)
+                    context = "\n".join(select_evidence(q, hits, retriever.sparse, lambda x: int(len(x.split()) * 1.3), 1000))
+                    found[label] += strict_match(context, t["gold"])
+    finally:
+        for e in engines.values():
+            e.close()
+    print(f"{args.half}: the gold in the reader's evidence, of {n} follow-ups: " +
+          ", ".join(f"{k} {v}" for k, v in found.items()))
+
+
 def _pct(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.0f} %)" if b else "–"
 
@@ -285,6 +331,10 @@ def main(argv: Optional[list[str]] = None) -> None:
             s.add_argument("--ids", nargs="+", default=None, help="only these conversations (by id)")
             s.add_argument("--reuse", type=Path, default=None,
                            help="an earlier run's folder: a turn understood as the same question keeps its answer")
+    s = sub.add_parser("context", help="whether a follow-up's gold is in the reader's evidence (no model)")
+    s.add_argument("--half", choices=("tune", "held", "all"), default="tune")
+    s.add_argument("--thread-rows", type=Path, nargs="+", required=True, help="kept thread runs (later ones win)")
+    s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+", type=Path)
     args = ap.parse_args(argv)
@@ -297,7 +347,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             print(f"{half}: {len(ds)} conversations, {len(later)} later turns, "
                   f"{sum(t['kind'] in NO_CONTEXT for t in later)} need no context")
         return
-    {"rewrite": cmd_rewrite, "ask": cmd_ask, "report": cmd_report}[args.cmd](args)
+    {"rewrite": cmd_rewrite, "ask": cmd_ask, "context": cmd_context, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

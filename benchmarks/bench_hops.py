@@ -29,6 +29,10 @@ answer holds every content word of its gold (eval.metrics.strict_match); it "ans
 entity" when it is wrong and holds the gold of a hop before the last. Rows are kept by id
 (``rows.jsonl``), so a run resumes where it stopped.
 The collections are the ones bench_dialogue.py indexes (``--work``, shared).
+
+``graph`` asks whether the knowledge graph could name a description's entity before the reader
+(issue item 2; no model). ``ask --no-linked`` turns ``settings.linked_support`` off; ``ask
+--linked`` records each checked answer's outcome with and without it (a probe).
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
     settings = Settings.load(home=args.work / "home")
     settings.hops = args.condition != "once"
     settings.hops_first = args.condition == "hops"
+    settings.linked_support = not args.no_linked
     out = args.out / "rows.jsonl"
     done = _rows(out)
     reuse = _rows(args.reuse / "rows.jsonl") if args.reuse else {}
@@ -159,6 +164,12 @@ def cmd_ask(args: argparse.Namespace) -> None:
         if unfit_text(doc, row["outcome"], row["answer"], nlp, bridge.noun) or "missing" not in row:
             return False  # read again, or a row without the support check's terms: asked, the engine decides
         return not (row["missing"] and described_only(row["missing"], bridge.description, bridge.noun, terms))
+    asking: dict[str, str] = {}
+    if args.linked:  # a probe: each checked answer's support with the windows linked to its own
+        import bench_person
+
+        bench_person.record_linked(args.out / "linked.jsonl")
+        asking = bench_person._ASKING
     engines: dict[str, Any] = {}
     try:
         for q in chosen(args.half, args.limit, args.collection):
@@ -177,6 +188,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                 report = engine.index([_folder(name, args.work)])
                 print(f"{name}: indexed ({len(report.added)} added) in {time.perf_counter() - t0:.1f} s", flush=True)
                 engines[name] = engine
+            asking["id"] = q["id"]
             a = engines[name].ask(q["question"])
             right = strict_match(a.answer, q["gold"])
             hops = a.trace.get("hops") or []
@@ -193,6 +205,63 @@ def cmd_ask(args: argparse.Namespace) -> None:
     finally:
         for e in engines.values():
             e.close()
+
+
+# -- graph: can the knowledge graph name a description's entity (no model)? ------------------------
+def cmd_graph(args: argparse.Namespace) -> None:
+    """For each bridge the grammar finds (loose), the description's named entities looked up in
+    the collection's graph (``--source``: "summary", the default build's, or "text", built with
+    ``--profile both``), and the entities related to them ranked by the share of the hop
+    question's terms in the relation's sentence and keywords: is the first hop's gold first, or
+    in the first four? The default profile reads the dialogue indexes (WORK/home); ``both`` builds
+    its own in WORK/graph-both."""
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+    from k2desk.graph.nlp import load_pipeline
+    from k2desk.hops.find import find_bridge
+    from k2desk.store.graph import GraphStore
+    from k2desk.store.sparse import SparseIndex
+
+    settings = Settings.load(home=args.work / ("home" if args.profile == "default" else f"graph-{args.profile}"))
+    settings.build_profile = args.profile
+    nlp = load_pipeline()
+    engines: dict[str, Any] = {}
+    counts = {"bridges": 0, "anchored": 0, "first": 0, "four": 0}
+    try:
+        for q in chosen(args.half):
+            bridge = find_bridge(nlp(q["question"]), loose=True)
+            if bridge is None:
+                continue
+            name = q["collection"]
+            if name not in engines:
+                engines[name] = Engine(settings, f"dlg-{name}")
+                engines[name].index([_folder(name, args.work)])
+            db = engines[name].db
+            graph, sparse = GraphStore(db), SparseIndex(db)
+            anchors = {}
+            for ent in nlp(bridge.question).ents:
+                for e in graph.find(args.source, [ent.text]) or graph.containing(args.source, ent.text, 3):
+                    anchors[e.id] = e
+            asked = set(sparse.terms_of(bridge.question))
+            best: dict[str, float] = {}
+            for r in graph.relations_of(anchors):
+                other = r.dst_id if r.src_id in anchors else r.src_id
+                if other in anchors:
+                    continue
+                said = set(sparse.terms_of(f"{r.description} {r.keywords}"))
+                shown = r.dst if other == r.dst_id else r.src
+                best[shown] = max(best.get(shown, 0.0), len(asked & said) / max(1, len(asked)))
+            ranked = sorted(best, key=lambda n: -best[n])[:4]
+            gold = q["hops"][0]["gold"]
+            counts["bridges"] += 1
+            counts["anchored"] += bool(anchors)
+            counts["first"] += bool(ranked) and strict_match(ranked[0], gold)
+            counts["four"] += any(strict_match(n, gold) for n in ranked)
+            print(f"{q['id']:<18} {'*' if ranked and strict_match(ranked[0], gold) else ' '} {ranked[:2]}", flush=True)
+    finally:
+        for e in engines.values():
+            e.close()
+    print(f"{args.half}, graph of {args.source} ({args.profile}): {counts}")
 
 
 # -- own: the questions of the dev collections and person-like folders the second reading can change
@@ -314,12 +383,20 @@ def main(argv: Optional[list[str]] = None) -> None:
                    help="second: read once, hop by hop where the answer does not fit (the default settings); "
                         "hops: hop by hop first wherever a bridge is found (session 51's order); once: settings.hops off")
     s.add_argument("--collection", action="append", help="only these collections (repeatable)")
+    s.add_argument("--no-linked", action="store_true", help="settings.linked_support off (session 57's reading)")
+    s.add_argument("--linked", action="store_true", help="record each checked answer's support with the windows "
+                   "linked to its own (OUT/linked.jsonl; a probe, bench_person.record_linked)")
     s.add_argument("--bridged-only", action="store_true",
                    help="only the questions whose grammar shows a bridge (the others answer alike in both conditions)")
     s.add_argument("--reuse", type=Path, default=None,
                    help="a 'once' run whose rows stand for the questions without a bridge (their path is the same)")
     s = sub.add_parser("own", help="the dev collections' and person-like folders' own questions the second reading can change")
     s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
+    s = sub.add_parser("graph", help="whether the knowledge graph names a bridge's middle entity (no model)")
+    s.add_argument("--half", choices=("tune", "held", "all"), default="tune")
+    s.add_argument("--source", choices=("summary", "text"), default="summary")
+    s.add_argument("--profile", choices=("default", "both"), default="default")
     s.add_argument("--work", type=Path, default=Path("/tmp/k2desk-dialogue"))
     s = sub.add_parser("report")
     s.add_argument("dirs", nargs="+", type=Path)
@@ -332,7 +409,7 @@ def main(argv: Optional[list[str]] = None) -> None:
             kinds = {k: sum(1 for q in part if q["kind"] == k) for k in sorted({q["kind"] for q in part})}
             print(f"{half}: {len(part)} questions {kinds}")
         return
-    {"scan": cmd_scan, "ask": cmd_ask, "own": cmd_own, "report": cmd_report}[args.cmd](args)
+    {"scan": cmd_scan, "ask": cmd_ask, "own": cmd_own, "graph": cmd_graph, "report": cmd_report}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -196,6 +196,38 @@ def record_asked_back(path: Path) -> None:
     Reader._check = asked_back
 
 
+def record_linked(path: Path) -> None:
+    """From now on, each short answer the reader checks is checked without the linked support
+    (``settings.linked_support`` off) and scored with it too (support.linked_support, where the
+    grammar finds a description), appended to ``path`` under the id being asked with the outcome
+    each support gives: one run shows both."""
+    from k2desk.hops.find import clause_description
+    from k2desk.methods.reader import Checked, Reader
+    from k2desk.methods.support import linked_support
+
+    check = Reader._check
+
+    def linked(self, question, answer, hits, windows, context, llm, usage, cancel):
+        keep, self.describe = self.describe, None  # the run goes on as without the linked support
+        try:
+            checked = check(self, question, answer, hits, windows, context, llm, usage, cancel)
+        finally:
+            self.describe = keep
+        description = clause_description(question)
+        joined = (linked_support(question, answer, checked.support, hits, self.sparse, description)
+                  if description else checked.support)
+        row = {"id": _ASKING.get("id"), "question": question, "candidate": answer,
+               "support": round(checked.support.score, 4), "linked_support": round(joined.score, 4),
+               "links": joined.linked, "description": description,
+               "verify": checked.verify, "outcome": checked.outcome,
+               "linked_outcome": Checked(joined, checked.verify, checked.meaning, checked.together).outcome}
+        with path.open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        return checked
+
+    Reader._check = linked
+
+
 def settings(work: Path, twice: bool = False) -> Settings:
     """The default settings, the collection in WORK/home (WORK/home-twice: the folder and its copy)."""
     return Settings(home=work / ("home-twice" if twice else "home"), models_dir=ROOT / "models", threads=2)
@@ -211,9 +243,12 @@ def cmd_ask(args: argparse.Namespace) -> None:
         record_confidence(work / "confidence.jsonl", args.contrast)
     if args.asked_back:
         record_asked_back(work / "asked-back.jsonl")
+    if args.linked:
+        record_linked(work / "linked.jsonl")
     out = work / ("answers-twice.jsonl" if args.twice else "answers.jsonl")
     done = {r["id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
-    chosen = [q for q in questions if args.half == "all" or half[q.id] == args.half][: args.limit or None]
+    chosen = [q for q in questions if (args.half == "all" or half[q.id] == args.half)
+              and (not args.ids or q.id in args.ids.split(","))][: args.limit or None]
     with Engine(settings(work, args.twice), COLLECTION) as engine:
         t0 = time.perf_counter()
         folders = [folder]
@@ -510,6 +545,7 @@ def main() -> None:
     ask.add_argument("--work", required=True)
     ask.add_argument("--half", choices=("tune", "held", "all"), default="all")
     ask.add_argument("--limit", type=int, default=0)
+    ask.add_argument("--ids", default="", help="only these question ids (comma-separated)")
     rep = sub.add_parser("report")
     rep.add_argument("--work", required=True)
     front = sub.add_parser("frontier")
@@ -523,6 +559,8 @@ def main() -> None:
                      "with the question left out or cut to its names, and its lean to answer under the abstain hint")
     ask.add_argument("--twice", action="store_true", help="index a copy of the folder beside it too (WORK/copy, "
                      "WORK/home-twice; rows in WORK/answers-twice.jsonl)")
+    ask.add_argument("--linked", action="store_true", help="record each checked answer's support with the windows "
+                     "linked to its own (WORK/linked.jsonl; a probe)")
     ask.add_argument("--asked-back", action="store_true", help="record each checked answer asked back "
                      "(WORK/asked-back.jsonl; a probe)")
     lines = sub.add_parser("lines")

@@ -141,6 +141,10 @@ class Settings:
     # fit it (declined, no amount for a "how many", the entity its description stands for:
     # k2desk.hops.fit); true, hop by hop first wherever the grammar shows a bridge (session 51's order)
     hops_first: bool = False
+    # a bridge question read once: its description's words may stand in a sentence joined to the
+    # answer's by a name (the entity in the middle) rather than beside the answer itself
+    # (support.linked_support; docs/eval/hops/, session 58); off, every term beside the answer
+    linked_support: bool = True
     # where collections live: "" = one SQLite file each under the home folder; or a PostgreSQL
     # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one
     # schema there; a password is better kept in ~/.pgpass or PGPASSWORD than written here)

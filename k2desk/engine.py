@@ -19,6 +19,7 @@ from k2desk.conversation.understand import MESSAGE_MAX
 from k2desk.errors import UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.hops import answer_by_hops, answer_once_then_hops
+from k2desk.hops.find import clause_description
 from k2desk.indexing import ChunkIndexStage, GraphStage, Indexer, IndexReport, Stage, SummaryStage, run
 from k2desk.ingest.ocr import OcrCache, OcrEngine
 from k2desk.methods.base import Answer, Method
@@ -271,7 +272,8 @@ class Engine:
         ctx = MethodContext(self.db, self.settings, lambda: self.embedder, lambda: self.llm, on_token,
                             check_llm_factory=lambda: shared_llm(self.settings, "check"),
                             reader_llm_factory=lambda: shared_llm(self.settings, "reader"),
-                            scope=scope, verify=verify_answers(self.settings))
+                            scope=scope, verify=verify_answers(self.settings),
+                            describe=clause_description if self.settings.linked_support else None)
         return spec.make(ctx)
 
     def has_graph(self) -> bool:

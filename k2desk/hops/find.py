@@ -422,3 +422,18 @@ def find_bridge(doc, resolved: Sequence[str] = (), loose: bool = False) -> Optio
 def substitute(question: str, bridge: Bridge, name: str) -> str:
     """The question with ``name`` in the description's place."""
     return question[:bridge.start] + name + question[bridge.end:]
+
+
+def clause_description(question: str) -> str:
+    """The clause a bridge question puts in place of an entity ("the cooperative that will charge
+    the ferry's electric drive", "the firm founded by …"; ``find_bridge``'s loose reading);
+    "" where the grammar shows none, where it is an "of" or possessive phrase ("a bottle of
+    Tanners Pale", "Cressida Lovering's grandfather": a thing's own attribute, not a second fact),
+    or where there is no spaCy model."""
+    try:
+        from k2desk.graph.nlp import load_pipeline
+
+        bridge = find_bridge(load_pipeline()(question), loose=True)
+    except Exception:  # noqa: BLE001 - no spaCy model: no bridge to read
+        return ""
+    return bridge.description if bridge is not None and bridge.kind != "of" else ""

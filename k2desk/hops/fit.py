@@ -52,7 +52,8 @@ def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str
     if not why and description and terms is not None:
         reader = answer.trace.get("reader") if isinstance(answer.trace, dict) else None
         support = reader.get("answer_support") if isinstance(reader, dict) else None
-        missing = support.get("missing") if isinstance(support, dict) else None
+        # the terms missing beside the answer itself, not those a linked sentence holds (support.linked_support)
+        missing = (support.get("direct_missing") or support.get("missing")) if isinstance(support, dict) else None
         if missing and described_only(missing, description, description_noun or "", terms):
             return "the description's answer"
     return why

@@ -32,6 +32,9 @@ class MethodContext:
     reader_llm_factory: Optional[Callable[[], LLM]] = None  # writes final open answers (default: llm)
     scope: Optional[frozenset[int]] = None  # the documents a question is asked about (None: all)
     verify: bool = False  # the reader asks its model whether the evidence says a short answer
+    # a question → the clause that describes an entity it does not name ("" for none; the engine
+    # gives k2desk.hops.find's): the reader seeks its words beside the answer's link too
+    describe: Optional[Callable[[str], str]] = None
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
     @property
@@ -63,7 +66,8 @@ class MethodContext:
                               sparse=retriever.sparse)
         return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
                       summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory,
-                      verify=self.verify, embed=lambda texts: self.embedder.embed(texts), in_titles=self.docs.title_holds)
+                      verify=self.verify, embed=lambda texts: self.embedder.embed(texts), in_titles=self.docs.title_holds,
+                      describe=self.describe)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

@@ -62,6 +62,7 @@ from k2desk.methods.support import (
     asked_together,
     coverage,
     date_not_amount,
+    linked_support,
     list_support,
     meaning_coverage,
     meaning_support,
@@ -185,7 +186,7 @@ class Reader:
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
                  outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False,
                  embed: Optional[Callable[[list[str]], Any]] = None, second_reading: str = SECOND_READING,
-                 in_titles: Optional[Callable[[str], bool]] = None) -> None:
+                 in_titles: Optional[Callable[[str], bool]] = None, describe: Optional[Callable[[str], str]] = None) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
@@ -197,6 +198,9 @@ class Reader:
         self.verify = verify  # ask the answer's model whether the evidence says it (CHECK_MIN)
         self.embed = embed  # texts → L2-normalized embeddings: the meaning's support (support.meaning_support)
         self.second_reading = second_reading  # read again from fewer sentences when an answer is not kept ("": never)
+        # a question → the clause that describes an entity it does not name ("" for none): its words
+        # may stand in a sentence linked to the answer's (support.linked_support); None: never
+        self.describe = describe
 
     @property
     def llm(self) -> LLM:
@@ -394,6 +398,9 @@ class Reader:
                llm: LLM, usage: Optional[LLMUsage], cancel: Optional[CancelToken]) -> "Checked":
         """The signals on a short ``answer``: its words' support, its meaning's, the model's check."""
         after = answer_support(question, answer, hits, self.sparse, windows)
+        description = self.describe(question) if self.describe is not None else ""
+        if description:  # "Who chairs [the cooperative that …]?": the description may stand beside the link
+            after = linked_support(question, answer, after, hits, self.sparse, description)
         meaning = meaning_support(question, after, self.embed) if self.embed is not None else None
         verify = self._verify(llm, context, question, answer, usage, cancel) if self.verify else None
         together = asked_together(question, self.sparse, windows if windows is not None else

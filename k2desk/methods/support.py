@@ -25,6 +25,12 @@ A number the question names ("in 2023", "the 5 km race") is a condition, not a w
 whose windows lack it (the 2024 income for "What was the income in 2023?") is not supported
 whatever else they hold (``Support.missing_values``).
 
+* ``linked_support(question, answer, support, hits, description)`` — a bridge question read once
+  ("Who chairs the cooperative that will charge the ferry's electric drive?") has its evidence in
+  two sentences joined by the entity in the middle: the words of its description may stand in a
+  window that names a name the answer's passages name; what is asked of the answer must still
+  stand beside it.
+
 * ``meaning_support(question, support, embed)`` — the words' support cannot see a synonym ("the
   boss" for "managing director") nor a sentence that names the question's words but says
   something else; the embedder can, a little: the cosine between the question and the sentence
@@ -137,10 +143,13 @@ class Support:
     restates: bool = False  # the answer has no words of its own beyond the question's ("7" for "season 7")
     held: list[str] = field(default_factory=list)  # the sentence windows that hold the answer (answer_support)
     missing_values: list[str] = field(default_factory=list)  # numbers the question names that they lack ("2023")
+    linked: list[str] = field(default_factory=list)  # names joining other windows to the answer's (linked_support)
+    direct_missing: Optional[list[str]] = None  # with ``linked``: the terms missing beside the answer itself
 
     def to_trace(self) -> dict:
         return {"score": round(self.score, 4), "missing": self.missing, "found_answer": self.found_answer,
-                "restates": self.restates, **({"missing_values": self.missing_values} if self.missing_values else {})}
+                "restates": self.restates, **({"missing_values": self.missing_values} if self.missing_values else {}),
+                **({"linked": self.linked, "direct_missing": self.direct_missing} if self.linked else {})}
 
 
 Windows = list[tuple[set[str], str]]
@@ -156,15 +165,20 @@ def passage_terms(text: str, sparse: SparseIndex) -> set[str]:
 def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     """(terms, text) of every sentence window of the passages (the document line's terms
     included in each)."""
+    return [(window, text) for window, text, _ in _passage_windows(hits, sparse)]
+
+
+def _passage_windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str, int]]:
+    """``sentence_windows`` with the index of each window's passage in ``hits``."""
     out = []
-    for hit in hits:
+    for n, hit in enumerate(hits):
         name = PurePath(hit.chunk.document.split("#", 1)[0]).stem.replace("-", " ").replace("_", " ")
         header = passage_terms(f"{chunk_header(hit.chunk.title, hit.chunk.meta)} {name}", sparse)
         sentences = split_sentences(hit.chunk.text)
         terms = [passage_terms(s, sparse) for s in sentences]
         for i in range(len(sentences)):
             window = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1]) | header
-            out.append((window, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1])))
+            out.append((window, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1]), n))
     return out
 
 
@@ -216,6 +230,66 @@ def answer_support(question: str, answer: str, hits: Sequence[Hit], sparse: Spar
     share = _share(q_terms, found, sparse, excused_terms(question, sparse))
     share.held = held
     asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
+    share.missing_values = [t for t in share.missing if t in asked]
+    return share
+
+
+def linked_support(question: str, answer: str, support: Support, hits: Sequence[Hit], sparse: SparseIndex,
+                   description: str) -> Support:
+    """``support`` (``answer_support``'s) with the terms of the question's ``description`` (a
+    bridge the grammar found: "the cooperative that will charge the ferry's electric drive") also
+    sought in the sentence windows linked to the answer's: those whose sentences name a name that
+    the passages holding the answer name (spaCy's entities), other than the answer's and the
+    question's own. A two-hop question's evidence is two sentences joined by the entity in the
+    middle: "The cooperative is led by its chair, Henrike Albers" (in "The Lindenfeld Solar
+    Cooperative") holds the answer and what is asked of it ("chairs"), "the ferry's electric drive
+    will be charged by the Lindenfeld Solar Cooperative" holds the description, and the
+    cooperative's name joins them. The rest of the question must still stand beside the answer:
+    a near miss ("Who chairs X?" where only another body's chair is named) finds no chair through
+    a link. One link, never a chain; ``Support.linked`` names the links used. The answer itself is
+    no link (every window that holds it is the answer's already), and a number the question names
+    must stand beside the answer (``Support.missing_values``)."""
+    described = set(sparse.terms_of(lemmatized(description)))
+    if not support.found_answer or not described & set(support.missing) or not support.held:
+        return support
+    try:
+        from k2desk.graph.nlp import LABELS, load_pipeline
+
+        nlp = load_pipeline()
+    except Exception:  # noqa: BLE001 - no spaCy model: no names to link by
+        return support
+    held = set(support.held)
+    windows = _passage_windows(hits, sparse)  # (terms, text, its passage's index in hits)
+    passages = sorted({i for _, text, i in windows if text in held})
+    skip = set(sparse.terms_of(" ".join(STOPWORDS))) | set(question_terms(question, sparse))
+    skip |= set(sparse.terms_of(lemmatized(answer)))
+    names: dict[str, frozenset[str]] = {}
+    for doc in nlp.pipe([hits[i].chunk.text for i in passages]):
+        for ent in doc.ents:
+            if ent.label_ in LABELS and ent.label_ != "DATE":
+                own = frozenset(sparse.terms_of(lemmatized(ent.text))) - skip
+                if own:
+                    names.setdefault(" ".join(ent.text.split()), own)
+    if not names:
+        return support
+    asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
+    found: set[str] = set()
+    used: list[str] = []
+    for window, text, _ in windows:
+        if text in held:
+            found |= window
+            continue
+        said = passage_terms(text, sparse)  # the sentences' own words, not their document's title line
+        links = [name for name, own in names.items() if own <= said]
+        adds = (window & described) - asked  # the description's words, and no number the question names
+        if links and adds:
+            found |= adds
+            used += [n for n in links if n not in used]
+    if not used:
+        return support
+    share = _share(question_terms(question, sparse), found, sparse, excused_terms(question, sparse))
+    share.held, share.found_answer, share.restates, share.linked = support.held, True, support.restates, used
+    share.direct_missing = support.missing
     share.missing_values = [t for t in share.missing if t in asked]
     return share
 

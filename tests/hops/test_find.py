@@ -5,7 +5,7 @@ questions, or in a question of several parts."""
 import pytest
 
 from k2desk.graph.nlp import load_pipeline
-from k2desk.hops.find import find_bridge, substitute
+from k2desk.hops.find import clause_description, find_bridge, substitute
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +146,15 @@ def test_a_do_question_whose_verb_spacy_read_as_a_noun_keeps_it_out_of_the_descr
         assert bridge.description == description, question
     assert find_bridge(nlp("Which prize did the founder of Acme Salvage win?"), loose=True).description == \
         "the founder of Acme Salvage"
+
+
+def test_the_clause_the_support_may_find_beside_a_link_is_a_clause_not_an_of_phrase():
+    # support.linked_support: a clause is a second fact about another entity; "a bottle of X" or
+    # "X's grandfather" is X's own attribute, which must stand beside the answer
+    assert clause_description("Who chairs the cooperative that will charge the electric drive of the Altmoor-Weyden "
+                              "river ferry?") == "the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry"
+    assert clause_description("Which company acquired the firm founded by Hanna Ostrowski?") == \
+        "the firm founded by Hanna Ostrowski"
+    assert clause_description("How much does a bottle of Tanners Pale cost?") == ""
+    assert clause_description("What was Cressida Lovering's grandfather called?") == ""
+    assert clause_description("Who leads the Lindenfeld Solar Cooperative?") == ""

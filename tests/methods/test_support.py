@@ -10,6 +10,7 @@ from k2desk.methods.support import (
     coverage,
     date_not_amount,
     lemmatized,
+    linked_support,
     list_items,
     list_support,
     meaning_support,
@@ -71,6 +72,35 @@ def test_an_answer_beside_its_question_is_supported(retriever):
                           retriever.sparse).score == s.score
     question = "When was the telescope installed?"
     assert answer_support(question, "1987", passages(retriever, question), retriever.sparse).score >= SUPPORT_MIN
+
+
+def test_a_two_hop_answer_is_supported_through_the_name_that_joins_its_sentences(retriever):
+    # the chair's sentence names neither the ferry nor its drive; the ferry page says the drive is
+    # charged by the Lindenfeld Solar Cooperative, which the chair's passage names
+    question = "Who chairs the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry?"
+    hits = passages(retriever, question)
+    direct = answer_support(question, "Henrike Albers", hits, retriever.sparse)
+    assert direct.score < SUPPORT_MIN and {"ferri", "charg", "drive"} <= set(direct.missing)
+    description = "the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry"
+    joined = linked_support(question, "Henrike Albers", direct, hits, retriever.sparse, description)
+    assert joined.score >= SUPPORT_MIN and not {"ferri", "charg", "drive"} & set(joined.missing)
+    assert any("Lindenfeld" in name for name in joined.linked) and joined.held == direct.held
+    # the answer's own name is no link: the cooperative's windows are the middle entity's own
+    middle = answer_support(question, "Lindenfeld Solar Cooperative", hits, retriever.sparse)
+    assert not any("Lindenfeld" in name for name in
+                   linked_support(question, "Lindenfeld Solar Cooperative", middle, hits, retriever.sparse, description).linked)
+    # what is asked of the answer ("chairs") must stand beside it: a link brings only the description's words
+    other = "Who founded the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry?"
+    assert "found" in linked_support(other, "Henrike Albers", answer_support(other, "Henrike Albers", hits, retriever.sparse),
+                                     hits, retriever.sparse, description).missing
+
+
+def test_a_number_the_question_names_must_still_stand_beside_the_answer(retriever):
+    question = "What dividend did the cooperative pay in 2022?"
+    hits = passages(retriever, question)
+    direct = answer_support(question, "3.5%", hits, retriever.sparse)
+    assert "2022" in direct.missing_values
+    assert "2022" in linked_support(question, "3.5%", direct, hits, retriever.sparse, "the cooperative in 2022").missing_values
 
 
 def test_an_answer_the_passages_do_not_hold_has_no_support(retriever):
