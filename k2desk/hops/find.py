@@ -18,6 +18,7 @@ looks again. A question without a bridge gets None from one parse (~13 ms on 2 c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Optional, Sequence
 
 WH_TAGS = ("WDT", "WP", "WP$", "WRB")
@@ -424,6 +425,7 @@ def substitute(question: str, bridge: Bridge, name: str) -> str:
     return question[:bridge.start] + name + question[bridge.end:]
 
 
+@lru_cache(maxsize=256)
 def clause_description(question: str) -> str:
     """The clause a bridge question puts in place of an entity ("the cooperative that will charge
     the ferry's electric drive", "the firm founded by …"; ``find_bridge``'s loose reading);
