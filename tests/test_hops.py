@@ -10,6 +10,7 @@ import pytest
 from k2desk.eval.metrics import strict_match
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "hops"
+SAMPLE = Path(__file__).resolve().parents[1] / "resources" / "sample"
 QUESTION = "In which town is the company that acquired Brenholt Logistics headquartered?"
 DECLINED_ONCE = "Who is the managing director of the company that acquired Brenholt Logistics?"
 
@@ -58,3 +59,24 @@ def test_without_a_bridge_or_with_hops_off_the_question_is_read_once(engine):
     finally:
         engine.settings.hops = True
     assert "hops" not in once.trace and once.outcome == "declined"
+
+
+@pytest.mark.slow
+def test_a_bridge_answer_read_once_is_supported_through_the_entity_in_the_middle(tmp_path_factory, indexed_with_defaults):
+    # "The cooperative is led by its chair, Henrike Albers" names neither the ferry nor its drive;
+    # "… an electric drive charged by the Lindenfeld Solar Cooperative" does, and the cooperative's
+    # name joins the two sentences (support.linked_support)
+    question = "Who chairs the cooperative that will charge the electric drive of the Altmoor-Weyden river ferry?"
+    with indexed_with_defaults(tmp_path_factory.mktemp("linked"), SAMPLE, "sample") as engine:
+        a = engine.ask(question)
+        assert strict_match(a.answer, "Henrike Albers") and a.outcome == "answered", a.trace.get("reader")
+        support = a.trace["reader"]["answer_support"]
+        assert any("Lindenfeld" in name for name in support["linked"]) and "ferri" in support["direct_missing"]
+        assert "hops" not in a.trace  # read once: the answer fits
+        engine.settings.linked_support = False
+        try:
+            plain = engine.ask(question)
+        finally:
+            engine.settings.linked_support = True
+        assert strict_match(plain.answer, "Henrike Albers") and plain.outcome == "cautioned"
+        assert "linked" not in plain.trace["reader"]["answer_support"]
