@@ -1,7 +1,9 @@
 """A bridge question answered hop by hop with the default settings and models (issue 55): read
 once, declined, then read again hop by hop (the acquirer found first, then its managing director,
 both hops in the trace); hop by hop first where ``hops_first`` asks for it; a question without a
-bridge, an answer that fits, and the setting turned off read the question once."""
+bridge, an answer that fits, and the setting turned off read the question once. Since session 58
+the answer read once is checked through the entity in the middle (``linked_support``): the
+managing director's question is then answered at once, and the chain is tested with it off."""
 
 from pathlib import Path
 
@@ -23,7 +25,11 @@ def engine(tmp_path_factory, indexed_with_defaults):
 
 @pytest.mark.slow
 def test_a_two_hop_question_declined_once_is_answered_hop_by_hop(engine):
-    a = engine.ask(DECLINED_ONCE)
+    engine.settings.linked_support = False  # her sentence does not mention the acquisition: declined
+    try:
+        a = engine.ask(DECLINED_ONCE)
+    finally:
+        engine.settings.linked_support = True
     assert strict_match(a.answer, "Ilka Sommerfeld"), a.trace
     assert a.trace["read_once"]["unfit"] == "declined"
     first, last = a.trace["hops"]
@@ -54,11 +60,20 @@ def test_without_a_bridge_or_with_hops_off_the_question_is_read_once(engine):
     plain = engine.ask("Who is the managing director of Varnstedt Maritime?")
     assert "hops" not in plain.trace and strict_match(plain.answer, "Ilka Sommerfeld")
     engine.settings.hops = False
+    engine.settings.linked_support = False
     try:
         once = engine.ask(DECLINED_ONCE)
     finally:
-        engine.settings.hops = True
+        engine.settings.hops = engine.settings.linked_support = True
     assert "hops" not in once.trace and once.outcome == "declined"
+
+
+@pytest.mark.slow
+def test_read_once_the_managing_director_is_supported_through_the_acquirer(engine):
+    a = engine.ask(DECLINED_ONCE)  # the default settings: the acquisition's sentence names the acquirer
+    assert strict_match(a.answer, "Ilka Sommerfeld") and a.outcome == "answered", a.trace.get("reader")
+    assert "hops" not in a.trace and "read_once" not in a.trace
+    assert any("Varnstedt" in name for name in a.trace["reader"]["answer_support"]["linked"])
 
 
 @pytest.mark.slow
