@@ -165,11 +165,12 @@ def passage_terms(text: str, sparse: SparseIndex) -> set[str]:
 def sentence_windows(hits: Sequence[Hit], sparse: SparseIndex) -> Windows:
     """(terms, text) of every sentence window of the passages (the document line's terms
     included in each)."""
-    return [(window, text) for window, text, _ in _passage_windows(hits, sparse)]
+    return [(window, text) for window, text, _, _ in _passage_windows(hits, sparse)]
 
 
-def _passage_windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str, int]]:
-    """``sentence_windows`` with the index of each window's passage in ``hits``."""
+def _passage_windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set[str], str, int, set[str]]]:
+    """``sentence_windows`` with the index of each window's passage in ``hits`` and the terms of
+    its sentences alone (without the document line's)."""
     out = []
     for n, hit in enumerate(hits):
         name = PurePath(hit.chunk.document.split("#", 1)[0]).stem.replace("-", " ").replace("_", " ")
@@ -177,8 +178,8 @@ def _passage_windows(hits: Sequence[Hit], sparse: SparseIndex) -> list[tuple[set
         sentences = split_sentences(hit.chunk.text)
         terms = [passage_terms(s, sparse) for s in sentences]
         for i in range(len(sentences)):
-            window = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1]) | header
-            out.append((window, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1]), n))
+            said = set().union(*terms[max(0, i - WINDOW): i + WINDOW + 1])
+            out.append((said | header, " ".join(sentences[max(0, i - WINDOW): i + WINDOW + 1]), n, said))
     return out
 
 
@@ -259,8 +260,8 @@ def linked_support(question: str, answer: str, support: Support, hits: Sequence[
     except Exception:  # noqa: BLE001 - no spaCy model: no names to link by
         return support
     held = set(support.held)
-    windows = _passage_windows(hits, sparse)  # (terms, text, its passage's index in hits)
-    passages = sorted({i for _, text, i in windows if text in held})
+    windows = _passage_windows(hits, sparse)  # (terms, text, its passage's index in hits, its sentences' terms)
+    passages = sorted({i for _, text, i, _ in windows if text in held})
     skip = set(sparse.terms_of(" ".join(STOPWORDS))) | set(question_terms(question, sparse))
     skip |= set(sparse.terms_of(lemmatized(answer)))
     names: dict[str, frozenset[str]] = {}
@@ -275,11 +276,10 @@ def linked_support(question: str, answer: str, support: Support, hits: Sequence[
     asked = set(sparse.terms_of(" ".join(sorted(cardinals(question)))))
     found: set[str] = set()
     used: list[str] = []
-    for window, text, _ in windows:
+    for window, text, _, said in windows:  # ``said``: the sentences' own words, not their document's title line
         if text in held:
             found |= window
             continue
-        said = passage_terms(text, sparse)  # the sentences' own words, not their document's title line
         links = [name for name, own in names.items() if own <= said]
         adds = (window & described) - asked  # the description's words, and no number the question names
         if links and adds:
