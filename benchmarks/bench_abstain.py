@@ -52,7 +52,12 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import auc, is_abstention, is_null_gold, strict_match, token_f1  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
-from k2desk.methods.reader import CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN, against, keeps, says_nothing  # noqa: E402
+from k2desk.methods.reader import says_nothing  # noqa: E402
+from k2desk.verdict import DEFAULTS, against, keeps  # noqa: E402
+
+# the thresholds these sweeps start from: the 1.5B's calibration (its values are the defaults')
+CAL = DEFAULTS.with_values(check=True)
+CHECK_MIN, COVERAGE_MIN, SUPPORT_MIN = CAL.check_min, CAL.coverage_min, CAL.support_min
 from k2desk.methods.support import answer_support, coverage, list_support, meaning_support  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 
@@ -146,9 +151,9 @@ def cmd_answers(args: argparse.Namespace) -> None:
             engine = engines.get(q["collection"]) or engines.setdefault(q["collection"], Engine(settings(work), q["collection"]))
             t0 = time.perf_counter()
             a = engine.ask(q["question"], method=args.method)
-            reader = a.trace.get("reader", {}) if isinstance(a.trace.get("reader"), dict) else {}
+            reader = a.trace.get("reader") or {}  # the record of the reading (the verdict decides)
             row = {"id": q["id"], "collection": q["collection"], "answerable": q["answerable"], "form": q["form"],
-                   "declined": is_abstention(a.answer) or a.answer.startswith("Not in your documents"),
+                   "declined": a.verdict.declined,
                    "coverage": (reader.get("coverage") or {}).get("score"),
                    "support": (reader.get("answer_support") or {}).get("score"), "verify": reader.get("verify"),
                    "prediction": a.answer[:200], "candidate": str(reader.get("candidate") or a.answer)[:200],
@@ -213,12 +218,13 @@ def cmd_report(args: argparse.Namespace) -> None:
             print("  CHECK_MIN  unanswerable declined  answerable declined  right answers declined"
                   "  (decline: verify + support below it)")
             for t in (0.5, 1.0, 1.2, 1.4, 1.6, 2.0, 2.5):
-                _sweep_line(f"{t:9.1f}", rows, right, lambda v, s, r, t=t: not keeps(s, v, check_min=t, floor=0.0))
+                line = CAL.with_values(check_min=t, support_floor=0.0)
+                _sweep_line(f"{t:9.1f}", rows, right, lambda v, s, r, line=line: not keeps(s, v, False, line))
             print(f"  SUPPORT_FLOOR  unanswerable declined  answerable declined  right answers declined"
                   f"  (CHECK_MIN {CHECK_MIN}; decline: support below it, unless the answer restates the question)")
             for f in (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5):
                 _sweep_line(f"{f:13.2f}", rows, right,
-                            lambda v, s, r, f=f: not keeps(s, v, bool(r.get("restates")), floor=f))
+                            lambda v, s, r, f=f: not keeps(s, v, bool(r.get("restates")), CAL.with_values(support_floor=f)))
     report_runs(args.runs, golds)
 
 
@@ -274,7 +280,7 @@ def caution_sweep(runs: list[str], golds: dict[str, str], seed: int = 44) -> Non
     tune = set(ids[: len(ids) // 2])
     kinds = ("right", "wrong", "unanswerable")
     for half, sel in (("tune", [r for r in rows if r["id"] in tune]), ("report", [r for r in rows if r["id"] not in tune])):
-        declined = [r for r in sel if not keeps(r["answer_support"], r["verify"])]
+        declined = [r for r in sel if not keeps(r["answer_support"], r["verify"], False, CAL)]
         print(f"{half} half: {len(sel)} checked short answers; declined by the one score: "
               + ", ".join(f"{sum(r['kind'] == k for r in declined)} {k}" for k in kinds))
         for support in (0.5, 0.6, 0.8, 0.99):
@@ -309,7 +315,7 @@ def redecide(work: Path, rows: list[dict]) -> list[dict]:
             continue
         s = answer_support(form.text, r["candidate"], hits, retriever.sparse)
         r["support_now"], r["restates"] = s.score, s.restates
-        r["declined"] = not keeps(s.score, r.get("verify"), s.restates)
+        r["declined"] = not keeps(s.score, r.get("verify"), s.restates, CAL)
     for e in engines.values():
         e.close()
     return rows
@@ -387,43 +393,6 @@ def cmd_signals(args: argparse.Namespace) -> None:
                   f"   right vs unanswerable {auc([f(r) for r in right], [f(r) for r in sel if r['kind'] == 'unanswerable']):.3f}")
 
 
-def cmd_second(args: argparse.Namespace) -> None:
-    """The runs' hybrid short answers their check did not keep, asked again with this code (the
-    second reading, reader.SECOND_BUDGET) on WORK's index: what each became, judged strictly. Rows
-    by id in WORK/second.jsonl (no benchmark text)."""
-    work = Path(args.work)
-    golds = {str(q["id"]): q["answer"] for name in DEV
-             for q in map(json.loads, (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines())}
-    qs = {q["id"]: q for q in questions()}
-    out = work / "second.jsonl"
-    done = _rows(out)
-    engines: dict[str, Engine] = {}
-    with out.open("a") as fh:
-        for run in args.runs:
-            for line in (Path(run) / "results.jsonl").read_text(encoding="utf-8").splitlines():
-                r = json.loads(line)
-                if (r["method"] != "hybrid" or r.get("verify") is None or r.get("answer_support") is None
-                        or keeps(r["answer_support"], r["verify"], r.get("restates", False)) or str(r["id"]) in done):
-                    continue
-                q = qs[str(r["id"])]
-                engine = engines.get(q["collection"]) or engines.setdefault(q["collection"], Engine(settings(work), q["collection"]))
-                a = engine.ask(q["question"], method="hybrid")
-                reader = a.trace.get("reader") or {}
-                gold = golds[str(r["id"])]
-                second = reader.get("second") or {}
-                row = {"id": str(r["id"]), "run": Path(run).name, "unanswerable": is_null_gold(gold), "outcome": a.outcome,
-                       "right": strict_match(a.answer, gold), "recorded_right": strict_match(r.get("candidate") or r["prediction"], gold),
-                       "second_right": bool(second.get("candidate")) and strict_match(second["candidate"], gold),
-                       "read": reader.get("read", "first"), "verify": reader.get("verify"), "meaning": reader.get("meaning"),
-                       "second_verify": second.get("verify"), "second_meaning": second.get("meaning"),
-                       "second_support": (second.get("answer_support") or {}).get("score")}
-                fh.write(json.dumps(row) + "\n")
-                fh.flush()
-                print(row, flush=True)
-    for e in engines.values():
-        e.close()
-
-
 def cmd_outcomes(args: argparse.Namespace) -> None:
     """Each recorded run's rows re-decided by this code's three outcomes (reader.against on the
     recorded support and check of a declined candidate; the candidates are the runs' own, so no
@@ -440,7 +409,7 @@ def cmd_outcomes(args: argparse.Namespace) -> None:
             return pred, "answered"
         support, verify = r.get("answer_support"), r.get("verify")
         if (r.get("candidate") and support is not None and verify is not None and support > 0 and not r.get("restates")
-                and not against(support, verify)):
+                and not against(support, verify, CAL)):
             return r["candidate"], "cautioned"
         return pred, "declined"
 
@@ -486,9 +455,6 @@ def main() -> None:
     signals.add_argument("--runs", nargs="+", required=True)
     outcomes = sub.add_parser("outcomes", help="recorded runs re-decided by the three outcomes of this code")
     outcomes.add_argument("--runs", nargs="+", required=True)
-    second = sub.add_parser("second", help="the answers the check did not keep, asked again with the second reading")
-    second.add_argument("--work", required=True)
-    second.add_argument("--runs", nargs="+", required=True)
     for name in ("coverage", "answers", "report"):
         s = sub.add_parser(name)
         s.add_argument("--work", required=True)
@@ -507,7 +473,7 @@ def main() -> None:
         caution_sweep(args.runs, golds)
         return
     {"coverage": cmd_coverage, "answers": cmd_answers, "report": cmd_report, "signals": cmd_signals,
-     "second": cmd_second, "outcomes": cmd_outcomes}[args.cmd](args)
+     "outcomes": cmd_outcomes}[args.cmd](args)
 
 
 if __name__ == "__main__":

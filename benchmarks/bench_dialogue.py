@@ -137,23 +137,15 @@ def cmd_rewrite(args: argparse.Namespace) -> None:
 
 # -- ask ----------------------------------------------------------------------------------------
 def _folder(name: str, work: Path) -> Path:
-    """Where a collection's documents are (the person-like folders are written once into WORK)."""
+    """Where a collection's documents are (the person-like sets' documents where they lie)."""
     if name == "sample":
         return ROOT / "resources" / "sample"
     if name == "mixed":
         return ROOT / "tests" / "fixtures" / "mixed"
-    if name in ("person1", "person2"):
-        folder = work / name
-        if not folder.is_dir():
-            import importlib.util
+    if name in ("person1", "person2"):  # k2desk's calibration set, and the second person-like set
+        from k2desk.eval.calibrate import SET
 
-            script = ROOT / "benchmarks" / ("person_folder.py" if name == "person1" else "person_folder2.py")
-            spec = importlib.util.spec_from_file_location(script.stem, script)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[script.stem] = module
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
-            module.make_person_folder(folder)
-        return folder
+        return (SET if name == "person1" else ROOT / "benchmarks" / "data" / "person2") / "documents"
     return BENCH / {"multihop": "multihop-rag-dev", "wiki": "wiki-qa-dev", "papers": "papers-qa-dev"}[name] / "corpus.jsonl"
 
 

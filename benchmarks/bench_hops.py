@@ -82,15 +82,16 @@ def _own_questions() -> dict[str, list[str]]:
         if path.is_file():
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
             out[name] = [r.get("query") or r.get("question") or "" for r in rows]
-    for name, script in (("person1", "person_folder.py"), ("person2", "person_folder2.py")):
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location(script[:-3], ROOT / "benchmarks" / script)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[script[:-3]] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-        out[name] = [q["question"] if isinstance(q, dict) else getattr(q, "question", str(q)) for q in module.QUESTIONS]
+    for name in ("person1", "person2"):
+        out[name] = [q.question for q in _person_set(name)]
     return out
+
+
+def _person_set(name: str):
+    """The questions of a person-like set (person1: k2desk's calibration set; person2: benchmarks/data/person2)."""
+    from k2desk.eval.calibrate import SET, load_set
+
+    return load_set(SET if name == "person1" else ROOT / "benchmarks" / "data" / "person2")[1]
 
 
 def cmd_scan(args: argparse.Namespace) -> None:
@@ -278,14 +279,7 @@ OWN_RUNS = (("wiki-qa-dev", "wiki", EVAL / "wiki68-s49" / "results.jsonl"),
 def _own_golds(name: str) -> dict[str, tuple[str, str, bool]]:
     """id -> (question, gold, answerable) of a dev collection's or person-like folder's own questions."""
     if name.startswith("person"):
-        import importlib.util
-
-        script = "person_folder.py" if name == "person1" else "person_folder2.py"
-        spec = importlib.util.spec_from_file_location(script[:-3], ROOT / "benchmarks" / script)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[script[:-3]] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-        return {q.id: (q.question, q.gold, q.answerable) for q in module.QUESTIONS}
+        return {q.id: (q.question, q.gold, q.answerable) for q in _person_set(name)}
     rows = [json.loads(line) for line in (BENCH / name / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     return {r["id"]: (r.get("query") or r.get("question") or "", str(r.get("answer") or ""), bool(r.get("answer")))
             for r in rows}

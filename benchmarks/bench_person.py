@@ -1,9 +1,9 @@
-"""The person-like collection (benchmarks/person_folder.py), asked end to end: a folder as a person
+"""The person-like collection (k2desk's calibration set, k2desk/eval/calibration_set), asked end to end: a folder as a person
 keeps one (web pages with their menus and footers, a PDF report with tables, wiki pages, blog
 posts, letters, notes, a CSV, an e-mail), every fact invented, and its questions as people ask
 them, a third of them near misses the documents do not answer.
 
-The questions are split 50/50 by a seeded shuffle of their ids (``halves``) before anyone reads
+The questions were split 50/50 by a seeded shuffle of their ids (seed 44; each question's ``half``) before anyone read
 them: decisions are tuned on the "tune" half only, and both halves are reported.
 
     python benchmarks/bench_person.py ask --work /tmp/person [--half tune|held|all] [--limit N]
@@ -11,7 +11,7 @@ them: decisions are tuned on the "tune" half only, and both halves are reported.
     python benchmarks/bench_person.py frontier --work /tmp/person [--answers FILE]
     python benchmarks/bench_person.py fit --work /tmp/person [--answers FILE]
 
-``--set second`` asks the second person-like collection (benchmarks/person_folder2.py, another
+``--set second`` asks the second person-like collection (benchmarks/data/person2, another
 invented world written by a helper told not to show its questions): every question of it is
 "held" — nothing was ever tuned on it — and it is reported as it comes. ``ask --confidence`` also
 records, per question id in WORK/confidence.jsonl, the reader's confidence in its short answer
@@ -38,7 +38,7 @@ signal (or an in-sample logistic fit of all of them) falls below a bar, the most
 declined while at most 10 % of the answerable questions are, and the fewest answerable questions
 declined while at least 80 % of the near misses are — the bars of issue 44, with the bar chosen
 on the very half it is scored on (an upper bound, not a result). ``fit`` makes the reader's
-decline line (reader.AGAINST_*) from the tune half alone: leave-one-out on that half compares sets
+decline line (the calibration's against_weight, against_min) from the tune half alone: leave-one-out on that half compares sets
 of signals, a logistic fit of the chosen two gives the support's weight against the check's, and
 the bar is the lowest that declines 80 % of that half's near misses; both halves are then scored
 at that bar.
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import re
 import shutil
 import sys
@@ -65,7 +64,6 @@ from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
 from k2desk.eval.metrics import strict_match  # noqa: E402
 
-SEED = 44
 COLLECTION = "person"
 # check + REGISTERED_SUPPORT × support + REGISTERED_CONFIDENCE × confidence < REGISTERED_BAR: the
 # line through the reader's three signals fitted on the first set's tune half (session 6), written
@@ -76,25 +74,12 @@ REGISTERED_BAR = 3.5898
 _ASKING: dict[str, str] = {}  # the question id being asked (``record_confidence``)
 
 
-def halves(ids: list[str], seed: int = SEED, which: str = "first") -> dict[str, str]:
-    """Each id's half, "tune" or "held", by a seeded shuffle (the first half is "tune"); every
-    question of the second set is "held"."""
-    if which == "second":
-        return {qid: "held" for qid in ids}
-    ordered = sorted(ids)
-    random.Random(seed).shuffle(ordered)
-    return {qid: ("tune" if i < len(ordered) // 2 else "held") for i, qid in enumerate(ordered)}
-
-
 def load_questions(work: Path, which: str = "first"):
-    if which == "second":
-        from person_folder2 import make_person_folder
-    else:
-        from person_folder import make_person_folder
+    """The set's documents folder (read where it lies) and its questions (data files: the first set
+    is k2desk's calibration set, k2desk/eval/calibration_set; the second benchmarks/data/person2)."""
+    from k2desk.eval.calibrate import SET, load_set
 
-    folder = work / "folder"
-    questions = make_person_folder(folder)
-    return folder, questions
+    return load_set(ROOT / "benchmarks" / "data" / "person2" if which == "second" else SET)
 
 
 def record_confidence(path: Path, contrast: bool = False) -> None:
@@ -219,8 +204,8 @@ def record_linked(path: Path) -> None:
         row = {"id": _ASKING.get("id"), "question": question, "candidate": answer,
                "support": round(checked.support.score, 4), "linked_support": round(joined.score, 4),
                "links": joined.linked, "description": description,
-               "verify": checked.verify, "outcome": checked.outcome,
-               "linked_outcome": Checked(joined, checked.verify, checked.meaning, checked.together).outcome}
+               "verify": checked.verify, "outcome": checked.outcome(self.calibration),
+               "linked_outcome": Checked(joined, checked.verify, checked.meaning, checked.together).outcome(self.calibration)}
         with path.open("a") as fh:
             fh.write(json.dumps(row) + "\n")
         return checked
@@ -236,7 +221,7 @@ def settings(work: Path, twice: bool = False) -> Settings:
 def cmd_ask(args: argparse.Namespace) -> None:
     work = Path(args.work)
     folder, questions = load_questions(work, args.set)
-    half = halves([q.id for q in questions], which=args.set)
+    half = {q.id: q.half for q in questions}  # split by a seeded shuffle of the ids before anyone read them
     if args.contrast and not args.confidence:
         sys.exit("ask: --contrast adds to --confidence's records; give both")
     if args.confidence:
@@ -264,7 +249,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                 t0 = time.perf_counter()
                 _ASKING["id"] = q.id
                 a = engine.ask(q.question)
-                reader = a.trace.get("reader") if isinstance(a.trace.get("reader"), dict) else {}
+                reader = a.trace.get("reader") or {}  # the record of the reading (the verdict decides)
                 row = {"id": q.id, "half": half[q.id], "outcome": a.outcome, "answer": a.answer[:300],
                        "candidate": str(reader.get("candidate") or a.answer)[:300],
                        "form": reader.get("form"), "reader_kind": reader.get("kind"),
@@ -510,14 +495,14 @@ def cmd_lines(args: argparse.Namespace) -> None:
     """Per half: answerable questions declined, near misses declined and wrong answers shown as the
     rows were decided (the reader's line), and as the registered three-signal line would decide the
     checked answers the one score does not keep (every other row as decided)."""
-    from k2desk.methods.reader import keeps
+    from k2desk.verdict import DEFAULTS, keeps
 
     qs, rows = kept_answers(args)
     path = Path(args.confidence) if args.confidence else Path(args.work) / "confidence.jsonl"
     confidence = {c["id"]: c["confidence"] for c in map(json.loads, path.read_text().splitlines()) if c.get("id")}
 
     def registered(r: dict) -> str:
-        if not checked(r) or r["id"] not in confidence or keeps(r["support"], r["verify"], bool(r["restates"])):
+        if not checked(r) or r["id"] not in confidence or keeps(r["support"], r["verify"], bool(r["restates"]), DEFAULTS):
             return r["outcome"]
         line = r["verify"] + REGISTERED_SUPPORT * r["support"] + REGISTERED_CONFIDENCE * confidence[r["id"]]
         return "declined" if line < REGISTERED_BAR else "cautioned"
@@ -572,7 +557,7 @@ def main() -> None:
     signals.add_argument("--answers", default="", help="a kept answers file (default WORK/answers.jsonl)")
     for parser in (ask, rep, front, fit, lines, signals):
         parser.add_argument("--set", choices=("first", "second"), default="first",
-                            help="the person-like collection: person_folder.py (first) or person_folder2.py")
+                            help="the person-like collection: k2desk's calibration set (first) or benchmarks/data/person2")
     args = ap.parse_args()
     {"ask": cmd_ask, "report": cmd_report, "frontier": cmd_frontier, "fit": cmd_fit, "lines": cmd_lines,
      "signals": cmd_signals}[args.cmd](args)

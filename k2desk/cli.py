@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -129,8 +130,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("models", parents=[common], help="list, prepare or verify models")
     msub = s.add_subparsers(dest="models_command", parser_class=_Parser, required=True)
-    m = msub.add_parser("list", parents=[common])
+    m = msub.add_parser("list", parents=[common], help="k2desk's models and the GGUF models already on this machine "
+                        "(Ollama, LM Studio, GPT4All, Jan, the folders of settings' model_folders)")
     m.add_argument("--json", action="store_true")
+    m.add_argument("--folder", action="append", type=Path, default=[], help="look in this folder too")
+    m = msub.add_parser("use", parents=[common], help="answer with this model from now on (settings.json): a name "
+                        "from `k2desk models list` or a GGUF path; checked first against this machine's memory")
+    m.add_argument("model")
+    m = msub.add_parser("calibrate", parents=[common], help="fit the thresholds that decide answered / cautioned / "
+                        "declined for a model, on k2desk's calibration set (resumable; Ctrl-C stops it, answers kept)")
+    m.add_argument("model", nargs="?", help="a name from `k2desk models list` or a GGUF path (default: the reading model)")
+    m.add_argument("--work", type=Path, help="where its answers are kept by question id (default: in the home folder)")
+    m.add_argument("--limit", type=int, help="only the set's first N questions (a quick look; too few to fit on)")
+    m.add_argument("--out", type=Path, help="write the record here instead of the home folder's calibrations")
+    m.add_argument("--json", action="store_true", help="print the report as JSON")
     m = msub.add_parser("prepare", parents=[common])
     m.add_argument("names", nargs="*", help="models to prepare (default: every non-optional one)")
     m = msub.add_parser("verify", parents=[common])
@@ -144,7 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from(args: argparse.Namespace) -> Settings:
     flags = {k: getattr(args, k, None) for k in ("llm", "llm_url", "store", "gpu_layers", "threads", "summarizer",
                                        "graph_extractor")}
-    return Settings.load(home=getattr(args, "home", None), **flags)
+    settings = Settings.load(home=getattr(args, "home", None), **flags)
+    if flags["llm"] and getattr(args, "models_command", None) != "use":
+        from k2desk.runtime.discover import resolve_llm
+
+        settings = replace(settings, llm=resolve_llm(settings, flags["llm"]))  # "qwen2.5:7b" (Ollama's) → its file
+    return settings
 
 
 def _terminate_like_ctrl_c(signum: int, frame: object) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Optional
 
@@ -14,7 +14,7 @@ from rich.console import Console
 
 from k2desk.config import DEFAULT_COLLECTION, Settings
 from k2desk.console import err, print_answer, progress_bars
-from k2desk.engine import Engine
+from k2desk.engine import Engine, calibration_note
 from k2desk.errors import K2Error, UsageError
 from k2desk.ingest.document import reading_note
 from k2desk.progress import CancelToken
@@ -81,6 +81,8 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(answer.to_json(), ensure_ascii=False, indent=2))
         return 0
     print_answer(answer, streamed if streaming else [])
+    if answer.verdict.calibration == "defaults":  # the reading model has no calibration: say so, once per answer
+        err.print(f"note: {calibration_note(settings)}", highlight=False)
     if thread is not None:
         err.print(f"conversation {answer.conversation.get('thread')}: continue it with --thread "
                   f"{answer.conversation.get('thread')}", highlight=False)
@@ -181,14 +183,11 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
 
     store = ModelStore(settings.models_dir)
     if args.models_command == "list":
-        rows = store.status()
-        if args.json:
-            print(json.dumps(rows, indent=2, default=str))
-            return 0
-        for r in rows:
-            mark = "ready  " if r.get("present") else "missing"
-            print(f"{mark} {r['name']:<22} {r['role']:<9} {r.get('purpose', '')}  {r.get('path', '')}")
-        return 0
+        return _models_list(args, settings, store)
+    if args.models_command == "use":
+        return _models_use(args, settings)
+    if args.models_command == "calibrate":
+        return _models_calibrate(args, settings, store)
     if args.models_command == "prepare":
         with progress_bars() as bars:
             paths = store.prepare(args.names or None, progress=bars)
@@ -209,6 +208,73 @@ def cmd_models(args: argparse.Namespace, settings: Settings) -> int:
         print(f"exported {args.src} -> {out}")
         return 0
     raise K2Error(f"unknown models command {args.models_command}")
+
+
+def _models_list(args: argparse.Namespace, settings: Settings, store) -> int:
+    """k2desk's models, then the GGUF models other apps keep on this machine, each with its header's
+    facts and whether a calibration is known for it."""
+    from k2desk.runtime import calibration
+    from k2desk.runtime.discover import discover
+
+    rows = store.status()
+    others = discover([*settings.model_folders, *map(str, args.folder)])
+    known = {Path(r["path"]).resolve() for r in rows}
+    others = [f for f in others if Path(f.path).resolve() not in known]
+    marks = {f.path: calibration.find(Path(f.path), settings.home, store).calibrated if f.usable else False for f in others}
+    if args.json:
+        print(json.dumps({"k2desk": rows, "on_this_machine": [{**f.to_json(), "calibrated": marks[f.path]} for f in others]},
+                         indent=2, default=str))
+        return 0
+    for r in rows:
+        mark = "ready  " if r.get("present") else "missing"
+        print(f"{mark} {r['name']:<22} {r['role']:<9} {r.get('purpose', '')}  {r.get('path', '')}")
+    if others:
+        print(f"\nalready on this machine ({len(others)}; `k2desk models use NAME` answers with one):")
+    for f in others:
+        if f.broken:
+            print(f"broken  {f.name:<28} {f.app:<9} {f.broken}  {f.path}")
+            continue
+        facts = " ".join(x for x in (f.architecture, f.params_text(), f.quantization) if x)
+        extra = f"{f.context_length:,} ctx" + ("" if f.chat_template else ", no chat template")
+        print(f"ready   {f.name:<28} {f.app:<9} {facts}, {extra}, {f.size / (1 << 30):.1f} GiB"
+              f"{', calibrated' if marks[f.path] else ''}  {f.path}")
+    return 0
+
+
+def _models_use(args: argparse.Namespace, settings: Settings) -> int:
+    """Answer with another model from now on: resolved, checked against this machine's memory,
+    written to settings.json; says whether a calibration is known for it."""
+    from k2desk.engine import calibration_note
+    from k2desk.runtime.discover import check_memory, resolve_llm
+    from k2desk.runtime.models import ModelStore
+
+    chosen = resolve_llm(settings, args.model)
+    path = ModelStore(settings.models_dir).resolve_llm(chosen)  # ModelError: unknown, missing, no GGUF
+    check_memory(path, settings.n_ctx, settings.gpu_layers)
+    new = replace(settings, llm=chosen, reader_llm="auto", check_llm="auto")
+    new.save()
+    print(f"k2desk answers with {chosen} from now on ({path}; settings: {new.settings_file})")
+    print(calibration_note(new))
+    return 0
+
+
+def _models_calibrate(args: argparse.Namespace, settings: Settings, store) -> int:
+    """Fit a model's calibration on k2desk's set, report both halves, keep the record."""
+    from k2desk.engine import reader_llm_name
+    from k2desk.eval.calibrate import calibrate_model, report_lines, summary
+    from k2desk.runtime.discover import resolve_llm
+
+    name = resolve_llm(settings, args.model) if args.model else reader_llm_name(settings)
+    with progress_bars() as bars:
+        run = calibrate_model(settings, name, args.work, bars, limit=args.limit, out=args.out,
+                              announce=lambda line: err.print(line, highlight=False))
+    if args.json:
+        print(json.dumps({"record": str(run.saved), **run.record}, indent=2, ensure_ascii=False))
+        return 0
+    print("\n".join(report_lines(run.report, "before" if run.before.calibrated else "defaults")))
+    print(f"\n{run.name}: {summary(run.report)}\nthresholds: "
+          + ", ".join(f"{k} {v}" for k, v in run.fitted.values().items()) + f"\nrecord: {run.saved}")
+    return 0
 
 
 def collection_at(settings: Settings, text: str) -> Path | str:

@@ -129,9 +129,9 @@ class Settings:
     # decline a question that names publishers the collection does not hold (reader.decline); off,
     # "not in your documents" comes from the evidence alone (measured both ways: docs/eval/abstain/)
     outlet_rule: bool = True
-    # ask the model that wrote a short answer whether the evidence says it, and decline below
-    # reader.CHECK_MIN: "auto" when that model is CHECK_LLM (the one the threshold was measured
-    # with: docs/eval/abstain/), "on", or "off"
+    # ask the model that wrote a short answer whether the evidence says it, and decide with its
+    # calibration (k2desk.verdict): "auto" when that model's calibration record was fitted with its
+    # check (runtime/calibrations/, `k2desk models calibrate`), "on", or "off"
     verify_answers: str = "auto"
     # answer a bridge question ("Who founded the company that salvaged the wreck?") hop by hop with
     # k2rag: the description first, then the question with its answer in place (k2desk.hops;
@@ -149,6 +149,9 @@ class Settings:
     # server with pgvector shared by a team, "postgresql://user@host/dbname" (each collection one
     # schema there; a password is better kept in ~/.pgpass or PGPASSWORD than written here)
     store: str = ""
+    # more folders holding GGUF models (beside Ollama's, LM Studio's, GPT4All's and Jan's, which are
+    # always looked in): `k2desk models list` and the Settings dialog list what they hold
+    model_folders: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.home = Path(self.home).expanduser()
@@ -168,6 +171,8 @@ class Settings:
             raise UsageError(f"unknown build profile {self.build_profile!r}; choose one of {', '.join(BUILD_PROFILES)}")
         if not 0.0 <= self.lam <= 1.0:
             raise UsageError(f"lambda must be within [0, 1], got {self.lam}")
+        if not isinstance(self.model_folders, list) or not all(isinstance(f, str) for f in self.model_folders):
+            raise UsageError("model_folders must be a list of folder paths")
         self.store = (self.store or "").strip()
         if self.store and not self.store.startswith(SERVER_SCHEMES):
             raise UsageError("store must be a PostgreSQL server's address like postgresql://user@host/dbname "

@@ -201,7 +201,18 @@ def model_lines(settings: Settings, store, gpus: list) -> list[Check]:
         checks += _guard(key, label, lambda key=key, label=label, name=name: [_model_line(key, label, name, settings,
                                                                                            store, gpus)])
         checks[-1].data["verify_answers"] = verify_answers(settings)
+    checks += _guard("calibration", "Calibration", lambda: [calibration_check(settings)])
     return checks
+
+
+def calibration_check(settings: Settings) -> Check:
+    """Whose thresholds decide answered / cautioned / declined (k2desk.verdict): the reading
+    model's calibration record, or the conservative defaults (a warning: fit one)."""
+    from k2desk.engine import calibration_note, role_calibration
+
+    cal = role_calibration(settings, "reader")
+    return Check("calibration", "Calibration", calibration_note(settings), OK if cal.calibrated else WARNING,
+                 data={"calibrated": cal.calibrated, "model": cal.model, "path": cal.path, "values": cal.values()})
 
 
 # -- the embedder, summarizer and graph ------------------------------------------------------

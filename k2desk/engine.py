@@ -16,7 +16,7 @@ from typing import Callable, Optional, Sequence
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
 from k2desk.conversation import Turn, turns_from_history, understand
 from k2desk.conversation.understand import MESSAGE_MAX
-from k2desk.errors import UsageError
+from k2desk.errors import ModelError, UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
 from k2desk.hops import answer_by_hops, answer_once_then_hops
 from k2desk.hops.find import clause_description
@@ -27,7 +27,9 @@ from k2desk.methods.context import MethodContext, graph_source
 from k2desk.methods.registry import GRAPH, SUMMARIES, SUMMARY_GRAPH, TEXT, method_spec
 from k2desk.methods.retrieval import Retriever
 from k2desk.progress import CancelToken, Progress
+from k2desk.runtime import calibration
 from k2desk.runtime.device import graph_extractor, summarizer_backend
+from k2desk.runtime.discover import check_memory
 from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.llm import LLM
 from k2desk.runtime.models import ModelStore
@@ -40,6 +42,7 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.store.threads import ThreadStore
 from k2desk.store.vectors import VectorIndex
 from k2desk.types import Source
+from k2desk.verdict import DEFAULTS, Calibration
 
 LAST_SOURCES = 2  # of the last answer's sources, the documents a follow-up still pointing at "it" is asked of
 CITED_MAX = 3  # documents sharing the title an earlier answer cited, asked about together (more: the whole collection)
@@ -71,12 +74,42 @@ def reader_llm_name(settings: Settings) -> str:
     return _larger_llm(settings, settings.reader_llm)
 
 
+def role_calibration(settings: Settings, role: str = "reader") -> Calibration:
+    """The calibration of the model of ``role`` ("reader": writes and checks a final open answer;
+    "check": scores yes/no claims): its record (runtime/calibration.py), else the conservative
+    defaults (a server's model, a model with no record, a file that cannot be resolved)."""
+    if settings.llm_url:
+        return DEFAULTS
+    name = check_llm_name(settings) if role == "check" else reader_llm_name(settings)
+    store = ModelStore(settings.models_dir)
+    try:
+        path = store.resolve_llm(name)
+    except ModelError:
+        return DEFAULTS  # the model's own error comes when it is loaded, in its own words
+    key = ("calibration", str(path.resolve()), path.stat().st_mtime_ns, str(settings.home))
+    with _shared_lock:
+        if key not in _shared_models:
+            _shared_models[key] = calibration.find(path, settings.home, store)
+        return _shared_models[key]  # type: ignore[return-value]
+
+
+def calibration_note(settings: Settings) -> str:
+    """One line on the reading model's calibration: whose thresholds decide whether an answer is
+    given, cautioned or declined ("" never: a server's model and an uncalibrated one say so)."""
+    cal = role_calibration(settings, "reader")
+    name = settings.llm_url or reader_llm_name(settings)
+    if cal.calibrated:
+        return f"{Path(name).name}: calibrated ({cal.fitted_on.split(' (')[0][:60]}, {cal.date})"
+    return (f"{Path(name).name}: no calibration, conservative defaults (its own check unused; "
+            f"`k2desk models calibrate` fits one)")
+
+
 def verify_answers(settings: Settings) -> bool:
     """Whether a short answer is checked by its model (Settings.verify_answers): "auto" where the
-    reader is the model CHECK_MIN was measured with."""
+    reader's calibration was fitted with its check."""
     if settings.verify_answers != "auto":
         return settings.verify_answers == "on"
-    return not settings.llm_url and reader_llm_name(settings) == CHECK_LLM
+    return role_calibration(settings, "reader").check
 
 
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
@@ -99,6 +132,7 @@ def shared_llm(settings: Settings, role: str = "llm") -> LLM:
 
                 _shared_models[key] = RemoteLLM(settings.llm_url, n_ctx=settings.n_ctx)
             else:
+                check_memory(path, settings.n_ctx, settings.gpu_layers)  # one line, before a load that cannot fit
                 _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
                                           threads=settings.effective_threads(), seed=settings.seed)
         _shared_roles[role] = key
@@ -273,6 +307,8 @@ class Engine:
                             check_llm_factory=lambda: shared_llm(self.settings, "check"),
                             reader_llm_factory=lambda: shared_llm(self.settings, "reader"),
                             scope=scope, verify=verify_answers(self.settings),
+                            calibration=role_calibration(self.settings, "reader"),
+                            claim_calibration=role_calibration(self.settings, "check"),
                             describe=clause_description if self.settings.linked_support else None)
         return spec.make(ctx)
 

@@ -28,6 +28,8 @@ def entry_markdown(e: HistoryEntry, heading: str = "##") -> str:
         lines += [f"*Understood as: {' '.join(e.question.split())}*", ""]
     lines += [f"*{_when(e.asked_at)} · {e.method} · {e.seconds:.1f} s · {calls} LLM call{'s' if calls != 1 else ''}*", "",
               e.answer.strip() or "(no answer)", ""]
+    if e.verdict.outcome != "answered" and e.verdict.reason:  # why it was declined or shown with a caution
+        lines += [f"*{e.verdict.outcome.capitalize()}: {e.verdict.reason}.*", ""]
     if e.scope:
         lines += ["*Asked about: " + ", ".join(f"`{Path(k).name or k}`" for k in e.scope) + "*", ""]
     if e.note:

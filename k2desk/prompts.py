@@ -75,7 +75,7 @@ VERIFY_PROMPT = (
 # When the passages do not support an answer (k2desk.methods.support): said plainly, with the
 # closest passages shown as the sources.
 NOT_IN_DOCUMENTS = "Not in your documents: they do not say this. The closest passages are listed below."
-# A short answer the signals neither keep nor clearly decline (k2desk.methods.reader, Checked.outcome):
+# A short answer the signals neither keep nor clearly decline (k2desk.verdict.short_answer):
 # shown, with its sentence and this caution. {sentence}.
 CAUTION = "The documents may say this, but the check is not sure: read the passage. “{sentence}”"
 # A bridge question whose hop the documents do not answer (k2desk.hops.chain): which hop, and what

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from k2desk.verdict import Verdict
+
 
 def page_range(page: int, last_page: int = 0, long: bool = False) -> str:
     """"p. 3" / "pp. 2–3" ("page 3" / "pages 2–3" when ``long``); "" for no page."""
@@ -74,47 +76,42 @@ class Answer:
     trace: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     llm: LLMUsage = field(default_factory=LLMUsage)
+    # answered, cautioned or declined, and why (k2desk.verdict decides it; the trace only records)
+    verdict: Verdict = field(default_factory=Verdict)
 
     @property
     def scope(self) -> list[str]:
         """The documents the question was asked about ([]: the whole collection)."""
-        scope = self.trace.get("scope") if isinstance(self.trace, dict) else None
+        scope = self.trace.get("scope")
         return list(scope.get("documents") or []) if isinstance(scope, dict) else []
 
     @property
     def coverage_note(self) -> str:
         """What the method could not read yet because indexing is still building it ("" if nothing)."""
-        coverage = self.trace.get("coverage") if isinstance(self.trace, dict) else None
+        coverage = self.trace.get("coverage")
         return str(coverage.get("note") or "") if isinstance(coverage, dict) else ""
 
     @property
     def caution(self) -> str:
         """The caution shown with an answer the check was unsure of, with its sentence ("" if none)."""
-        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
-        return str(reader.get("caution") or "") if isinstance(reader, dict) else ""
+        return self.verdict.caution if self.verdict.outcome == "cautioned" else ""
 
     @property
     def reason(self) -> str:
         """Why an answer was declined or shown with a caution, in a few words ("the sentences that
         hold the answer do not mention mayor"); "" for an answer the evidence holds."""
-        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
-        if not isinstance(reader, dict) or self.outcome == "answered":
-            return ""
-        return str(reader.get("reason") or "")
+        return "" if self.verdict.outcome == "answered" else self.verdict.reason
 
     @property
     def outcome(self) -> str:
         """"answered", "cautioned" (shown with ``caution``) or "declined" ("not in your documents")."""
-        reader = self.trace.get("reader") if isinstance(self.trace, dict) else None
-        if isinstance(reader, dict) and reader.get("form") == "abstain":
-            return "declined"
-        return "cautioned" if self.caution else "answered"
+        return self.verdict.outcome
 
     @property
     def conversation(self) -> dict[str, Any]:
         """How a message of a conversation was understood ({} for a question asked alone):
         message, standalone, how, thread."""
-        conv = self.trace.get("conversation") if isinstance(self.trace, dict) else None
+        conv = self.trace.get("conversation")
         return conv if isinstance(conv, dict) else {}
 
     @property
@@ -140,7 +137,7 @@ class Answer:
     @property
     def hops(self) -> list[dict[str, Any]]:
         """The steps of a bridge question answered hop by hop (k2desk.hops; [] when read once)."""
-        hops = self.trace.get("hops") if isinstance(self.trace, dict) else None
+        hops = self.trace.get("hops")
         return list(hops) if isinstance(hops, list) else []
 
     def steps(self) -> str:
@@ -152,7 +149,7 @@ class Answer:
     def read_once_note(self) -> str:
         """Why a question read once was read again hop by hop (" (read once, it was declined)", "
         (read once, it gave "Lantern Ale": no amount)"; "" when it was not)."""
-        first = self.trace.get("read_once") if isinstance(self.trace, dict) else None
+        first = self.trace.get("read_once")
         if not isinstance(first, dict):
             return ""
         if first.get("outcome") == "declined":
@@ -186,6 +183,7 @@ class Answer:
             **({"caution": self.caution} if self.caution else {}),
             **({"reason": self.reason} if self.reason else {}),
             "sources": [s.to_json() for s in self.sources],
+            "verdict": self.verdict.to_json(),
             "trace": self.trace,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
             "llm": self.llm.to_json(),

@@ -58,8 +58,9 @@ def test_index_ask_json_docs(cli, tmp_path):
 
     out = cli("ask", "What is the chess club's membership?", "--method", "hybrid", "--json", "--llm", "smollm2-135m", check=0)
     payload = json.loads(out.stdout)
-    assert set(payload) - {"caution", "reason"} == {"question", "method", "answer", "outcome", "sources", "trace",
-                                                     "timings", "llm", "models"}
+    assert set(payload) - {"caution", "reason"} == {"question", "method", "answer", "outcome", "verdict", "sources",
+                                                     "trace", "timings", "llm", "models"}
+    assert payload["verdict"]["outcome"] == payload["outcome"] and payload["verdict"].get("reason") == payload.get("reason")
     assert payload["models"] == {"llm": "smollm2-135m", "reader": "smollm2-135m", "check": "smollm2-135m"}  # --llm: it alone
     assert ("reason" in payload) is (payload["outcome"] != "answered")  # the tiny model's answer may be declined
     assert payload["method"] == "hybrid" and payload["answer"]

@@ -194,7 +194,8 @@ def test_ask_hybrid_returns_sources_from_the_right_document(engine, folder):
     assert answer.llm.calls == 1 and answer.llm.prompt_tokens > 50
     assert answer.timings["total"] >= answer.timings["retrieve"]
     payload = answer.to_json()
-    assert set(payload) == {"question", "method", "answer", "outcome", "sources", "trace", "timings", "llm", "models"}
+    assert set(payload) == {"question", "method", "answer", "outcome", "verdict", "sources", "trace", "timings", "llm",
+                            "models"}
     assert set(payload["sources"][0]) == {"document", "chunk_id", "score", "text"}
 
 

@@ -10,7 +10,7 @@ import networkx as nx
 
 PACKAGE = Path(__file__).resolve().parents[1] / "k2desk"
 LAYERS = (  # lowest first; the first part of a module's name below k2desk/ decides its layer
-    {"k2desk", "errors", "types", "progress", "prompts", "config"},  # the vocabulary every layer shares
+    {"k2desk", "errors", "types", "progress", "prompts", "config", "verdict"},  # the vocabulary every layer shares
     {"text", "ingest"},  # reading files, normalizing text, chunking, names
     {"store"},  # the collection's SQLite file
     {"runtime"},  # models: embedder, LLMs, summarizers, devices

@@ -16,6 +16,7 @@ from k2desk.methods.reader import Reader, Reading
 from k2desk.progress import CancelToken
 from k2desk.prompts import ABSTAIN_ANSWER
 from k2desk.text.headers import chunk_header
+from k2desk.verdict import declined
 
 ORACLE = "oracle"
 
@@ -39,7 +40,8 @@ def oracle_answer(engine: Any, q: Question, cancel: CancelToken) -> Answer:
     facts = _facts(q)
     outlets = list(dict.fromkeys(str(e["source"]) for e in facts if e.get("source")))
     ctx = engine.method("evidence").ctx
-    reader = Reader(ctx.llm, ctx.retriever("text").sparse, outlets, checker=ctx.check_llm_factory)
+    reader = Reader(ctx.llm, ctx.retriever("text").sparse, outlets, checker=ctx.check_llm_factory,
+                    calibration=ctx.calibration, claim_calibration=ctx.claim_calibration)
 
     def evidence(claim: str, named: list[str]) -> tuple[str, list[int]]:
         mine = [e for e in facts if e.get("source") in named] or facts
@@ -47,12 +49,13 @@ def oracle_answer(engine: Any, q: Question, cancel: CancelToken) -> Answer:
 
     with timer("generate"):
         if not facts:
-            reading = Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain", "reason": "no evidence"})
+            reading = Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain"}, verdict=declined("no evidence"))
         elif answer_form(q.prompt) == "yes_no":
             reading = reader.yes_no(q.prompt, evidence, usage=result.llm, cancel=cancel)
         else:
             reading = reader.open(q.prompt, [], oracle_blocks(q), usage=result.llm, cancel=cancel)
     result.answer = reading.answer
     result.trace = {"reader": reading.trace, "context": reading.context}
+    result.verdict = reading.verdict
     result.timings = timer.finish()
     return result

@@ -279,23 +279,23 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
         for check in ("coverage", "answer_support"):  # the word checks' scores: a threshold re-decided offline
             if isinstance(reader.get(check), dict):
                 row[check] = reader[check].get("score")
-        if (reader.get("answer_support") or {}).get("restates"):  # nothing of its own to find (reader.SUPPORT_FLOOR)
+        if (reader.get("answer_support") or {}).get("restates"):  # nothing of its own to find (verdict.keeps)
             row["restates"] = True
-        if reader.get("verify") is not None:  # the model's check of its short answer (reader.CHECK_MIN)
+        if reader.get("verify") is not None:  # the model's check of its short answer (the calibration's check_min)
             row["verify"] = reader["verify"]
         if reader.get("meaning") is not None:  # the embedder's support of it (support.meaning_support)
             row["meaning"] = reader["meaning"]
-        if reader.get("together") is not None:  # the best window's share of the question's terms (reader.TOGETHER_MIN)
+        if reader.get("together") is not None:  # the best window's share of the question's terms (support.asked_together)
             row["together"] = reader["together"]
-        if reader.get("outcome"):  # "cautioned" (reader.Checked.outcome)
-            row["outcome"] = reader["outcome"]
-        for read in ("second", "again"):  # the second reading's answer, the one asked again after a restating one
-            if isinstance(reader.get(read), dict):
-                second = reader[read]
-                row[read] = {"candidate": second.get("candidate"), "verify": second.get("verify"),
-                             "meaning": second.get("meaning"),
-                             "answer_support": (second.get("answer_support") or {}).get("score"),
-                             "used": reader.get("read") == read}
+        row["outcome"] = answer.outcome  # answered, cautioned or declined (k2desk.verdict)
+        if answer.verdict.calibration:
+            row["calibration"] = answer.verdict.calibration
+        if isinstance(reader.get("again"), dict):  # the answer asked for again after one that restated the question
+            again = reader["again"]
+            row["again"] = {"candidate": again.get("candidate"), "verify": again.get("verify"),
+                            "meaning": again.get("meaning"),
+                            "answer_support": (again.get("answer_support") or {}).get("score"),
+                            "used": reader.get("read") == "again"}
     row["similarity"] = similarity(engine, row["prediction"], q.answer)
     return row
 

@@ -11,10 +11,20 @@ from typing import Callable, Optional, Sequence
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QWidget,
+)
 
 from k2desk.config import DEFAULT_COLLECTION, Settings, bundle_info
-from k2desk.engine import Engine, reader_llm_name
+from k2desk.engine import Engine, calibration_note, reader_llm_name, role_calibration
 from k2desk.errors import K2Error
 from k2desk.gui.watcher import FolderWatcher
 from k2desk.gui.widgets.about import AboutDialog
@@ -28,7 +38,17 @@ from k2desk.gui.widgets.history_panel import HistoryPanel
 from k2desk.gui.widgets.index_panel import IndexPanel
 from k2desk.gui.widgets.serve_switch import ServeSwitch
 from k2desk.gui.widgets.settings_dialog import SettingsDialog
-from k2desk.gui.workers import AskWorker, CompareWorker, DoctorWorker, IndexWorker, Job, WarmWorker, document_detail, first_line
+from k2desk.gui.workers import (
+    AskWorker,
+    CalibrateWorker,
+    CompareWorker,
+    DoctorWorker,
+    IndexWorker,
+    Job,
+    WarmWorker,
+    document_detail,
+    first_line,
+)
 from k2desk.indexing import IndexReport
 from k2desk.methods.registry import METHOD_NAMES
 from k2desk.store.address import shown_address
@@ -114,6 +134,19 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(split)
         self.status = QLabel("")
         self.statusBar().addPermanentWidget(self.status)
+        self.calibration = QLabel("")  # the reading model and whose thresholds decide its verdicts
+        self.statusBar().addPermanentWidget(self.calibration)
+        self.calibrating = QProgressBar()  # a calibration running in the background, with its Cancel
+        self.calibrating.setMaximumWidth(180)
+        self.calibrating.setFormat("calibrating %v/%m")
+        self.calibrate_cancel = QPushButton("Cancel")
+        self.calibrate_cancel.clicked.connect(lambda: self.calibrate_job.cancel() if self.calibrate_job else None)
+        for widget in (self.calibrating, self.calibrate_cancel):
+            widget.hide()
+            self.statusBar().addPermanentWidget(widget)
+        self.calibrate_job: Optional[Job] = None
+        self.last_calibration = None  # the last calibration.Run
+        self._show_calibration()
         self.serve_switch = ServeSwitch(lambda: self.settings, lambda: self.collection, self)
         self.serve_switch.failed.connect(lambda m: self.errors.show("Serve", m))
         self.statusBar().addPermanentWidget(self.serve_switch.label)
@@ -516,7 +549,7 @@ class MainWindow(QMainWindow):
         self.ask_panel.show_answer(answer)
         self.refresh_history()
         self.refresh_threads()
-        trace = answer.trace if isinstance(answer.trace, dict) else {}
+        trace = answer.trace
         if trace.get("entities"):
             self.graph_view.refresh_sources()
             self._guard("Graph", lambda: self.graph_view.show_entities(trace["entities"], source=trace.get("graph_source")))
@@ -646,6 +679,7 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> SettingsDialog:
         dialog = SettingsDialog(self.settings, self)
         dialog.accepted.connect(lambda: self.apply_settings(dialog.result_settings))
+        dialog.calibrate.connect(self.start_calibration)
         dialog.open()
         return dialog
 
@@ -664,7 +698,62 @@ class MainWindow(QMainWindow):
             self._open_collections()
             self.sync_watches()
         self._refresh_collection()
+        self._show_calibration()
         self.statusBar().showMessage(f"settings saved to {new.settings_file}", 8000)
+
+    def start_calibration(self, model: str) -> None:
+        """Calibrate ``model`` in the background (CalibrateWorker): progress and Cancel in the status
+        bar, the result there and beside the model's name in Settings."""
+        if self.calibrate_job is not None:
+            self.statusBar().showMessage("a calibration is already running", 8000)
+            return
+        worker = CalibrateWorker(self.settings, model)
+        worker.progress.connect(self._calibration_progress)
+        worker.finished.connect(self._calibration_done)
+        worker.failed.connect(self._calibration_failed)
+        worker.done.connect(self._calibration_ended)
+        self.calibrating.setRange(0, 0)
+        self.calibrating.show()
+        self.calibrate_cancel.show()
+        self.calibrate_job = Job(worker).start()
+
+    @Slot(str, int, int)
+    def _calibration_progress(self, stage: str, done: int, total: int) -> None:
+        self.calibrating.setFormat(("calibrating" if stage == "calibrate" else stage) + " %v/%m")
+        self.calibrating.setRange(0, max(total, 1))
+        self.calibrating.setValue(done)
+
+    @Slot(object)
+    def _calibration_done(self, run) -> None:
+        from k2desk.eval.calibrate import summary
+
+        self.last_calibration = run
+        self._show_calibration()
+        self.statusBar().showMessage(f"{run.name} calibrated: {summary(run.report)}", 30_000)
+
+    @Slot(str)
+    def _calibration_failed(self, message: str) -> None:
+        self.statusBar().showMessage("calibration stopped; its answers are kept and it resumes from there"
+                                     if message == "cancelled" else f"calibration failed: {first_line(message)}", 15_000)
+
+    @Slot()
+    def _calibration_ended(self) -> None:
+        self.calibrating.hide()
+        self.calibrate_cancel.hide()
+        self.calibrate_job = None
+
+    def _show_calibration(self) -> None:
+        """The status bar's model line: "qwen2.5-coder-1.5b · calibrated", or "… · uncalibrated"
+        (conservative defaults), the whole note as its tooltip."""
+        try:
+            calibrated, note = role_calibration(self.settings, "reader").calibrated, calibration_note(self.settings)
+        except (K2Error, OSError) as exc:
+            self.calibration.setText("")
+            self.calibration.setToolTip(first_line(str(exc)))
+            return
+        name = Path(self.settings.llm_url or reader_llm_name(self.settings)).name
+        self.calibration.setText(f"{name} · {'calibrated' if calibrated else 'uncalibrated: conservative defaults'}")
+        self.calibration.setToolTip(note)
 
     # -- window ------------------------------------------------------------------------
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - drops anywhere on the window index too
@@ -685,7 +774,7 @@ class MainWindow(QMainWindow):
         self.serve_switch.stop()
         self.watcher.stop()
         self.warm_timer.stop()
-        for job in (self.warm_job, self.ask_job, self.index_job, self.about_job, *self.retired):
+        for job in (self.warm_job, self.ask_job, self.index_job, self.about_job, self.calibrate_job, *self.retired):
             if job is not None and not job.stop(15_000):  # cancel acts between units of work
                 self.statusBar().showMessage("waiting for the current step to finish…")
                 job.thread.wait()  # a QThread destroyed while running aborts the process

@@ -259,6 +259,35 @@ class DoctorWorker(Worker):
             self.done.emit()
 
 
+class CalibrateWorker(Worker):
+    """``k2desk models calibrate MODEL`` in the background (k2desk.eval.calibrate): its answers kept
+    by question id as it goes, so a cancelled run resumes where it stopped the next time."""
+
+    progress = Signal(str, int, int)  # stage, done, total
+    finished = Signal(object)  # calibrate.Run
+    failed = Signal(str)  # one readable line ("cancelled" when stopped)
+
+    def __init__(self, settings: Settings, model: str) -> None:
+        super().__init__(settings, "")
+        self.model = model
+
+    @Slot()
+    def run(self) -> None:
+        from k2desk.eval.calibrate import calibrate_model
+
+        try:
+            self.finished.emit(calibrate_model(self.settings, self.model, progress=self.progress.emit,
+                                               cancel=self.cancel_token))
+        except Cancelled:
+            self.failed.emit("cancelled")
+        except (K2Error, ValueError) as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - a worker must never take the app down
+            self.failed.emit(_unexpected(exc))
+        finally:
+            self.done.emit()
+
+
 class Job:
     """A worker running on its own QThread; keep the Job referenced until ``finished`` fires."""
 

@@ -24,6 +24,7 @@ from k2desk import prompts
 from k2desk.hops.find import find_bridge, substitute
 from k2desk.hops.fit import unfit
 from k2desk.types import Answer
+from k2desk.verdict import declined
 
 MAX_HOPS = 2  # descriptions resolved before the last question: at most three readings
 NAME_WORDS = 12  # a hop's answer longer than this is no name to put in a question
@@ -94,7 +95,8 @@ def _combined(question: str, final: Answer, hops: list[dict[str, Any]], earlier:
             if s.chunk_id not in seen:
                 sources.append(s)
                 seen.add(s.chunk_id)
-    out = Answer(question, final.method, final.answer, sources, dict(final.trace), dict(final.timings), final.llm)
+    out = Answer(question, final.method, final.answer, sources, dict(final.trace), dict(final.timings), final.llm,
+                 final.verdict)
     for a in earlier:
         out.llm.add(a.llm)
         for k, v in a.timings.items():
@@ -108,9 +110,8 @@ def _declined(question: str, bridge, hop: Answer, hops: list[dict[str, Any]], ea
     step = len(hops)
     out = _combined(question, hop, hops, earlier[:-1])
     out.answer = prompts.HOP_NOT_IN_DOCUMENTS.format(description=bridge.description, step=step)
-    reader = dict(out.trace.get("reader") or {})
-    reader["form"] = "abstain"
-    out.trace["reader"] = reader
+    out.verdict = declined(hop.verdict.reason if hop.verdict.declined else f"step {step} gave no name to ask the next with",
+                           hop.verdict.signals, hop.verdict.calibration)
     return out
 
 

@@ -50,10 +50,9 @@ def unfit(question_doc, answer: Answer, nlp: Any, description_noun: Optional[str
     middle), or "the description's answer" (``described_only``)."""
     why = unfit_text(question_doc, answer.outcome, answer.answer, nlp, description_noun)
     if not why and description and terms is not None:
-        reader = answer.trace.get("reader") if isinstance(answer.trace, dict) else None
-        support = reader.get("answer_support") if isinstance(reader, dict) else None
+        signals = answer.verdict.signals
         # the terms missing beside the answer itself, not those a linked sentence holds (support.linked_support)
-        missing = (support.get("direct_missing") or support.get("missing")) if isinstance(support, dict) else None
+        missing = signals.direct_missing or signals.missing if signals.support is not None else None
         if missing and described_only(missing, description, description_noun or "", terms):
             return "the description's answer"
     return why

@@ -12,6 +12,7 @@ from k2desk.runtime.llm import LLM
 from k2desk.store.db import Database
 from k2desk.store.documents import DocumentStore
 from k2desk.store.graph import GraphStore
+from k2desk.verdict import DEFAULTS, Calibration
 
 if TYPE_CHECKING:
     from k2desk.methods.reader import Reader
@@ -35,6 +36,8 @@ class MethodContext:
     # a question → the clause that describes an entity it does not name ("" for none; the engine
     # gives k2desk.hops.find's): the reader seeks its words beside the answer's link too
     describe: Optional[Callable[[str], str]] = None
+    calibration: Calibration = DEFAULTS  # the reading model's thresholds (k2desk.verdict)
+    claim_calibration: Calibration = DEFAULTS  # ... the yes/no claim checker's
     _retrievers: dict[str, Retriever] = field(default_factory=dict)
 
     @property
@@ -67,7 +70,7 @@ class MethodContext:
         return Reader(self.llm_factory, retriever.sparse, self.docs.outlets(), checker=self.check_llm_factory,
                       summaries=summaries, outlet_rule=self.settings.outlet_rule, final=self.reader_llm_factory,
                       verify=self.verify, embed=lambda texts: self.embedder.embed(texts), in_titles=self.docs.title_holds,
-                      describe=self.describe)
+                      describe=self.describe, calibration=self.calibration, claim_calibration=self.claim_calibration)
 
     def retriever(self, source: str = "text") -> Retriever:
         if source not in self._retrievers:

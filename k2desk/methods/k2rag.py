@@ -23,7 +23,7 @@ on the way (the README's demo answered "Dr solar-cooperative"). So in ``k2rag``:
 * a yes/no question's sub-questions are its own claims (question.claims: "Does A say X, while
   B says Y?"), not LLM-written ones from KG chunks: each is retrieved for in its outlet's
   articles and checked by the model's Yes/No scores, and the answer is "Yes" when their mean
-  support passes the reader's margin (reader.CLAIM_MARGIN).
+  support passes the checker's calibrated margin (k2desk.verdict, claim_margin).
 
 ``k2rag`` (the default) answers an open question in one model call from its best passages.
 What the graph adds to that answer was measured on the same code and found to be nothing: steps
@@ -123,6 +123,7 @@ class K2RAGMethod(MethodBase):
                 reading = reader.not_supported(form, passages)
         if reading is not None:
             result.answer, result.trace = reading.answer, {"reader": reading.trace, "final_context": reading.context}
+            result.verdict = reading.verdict
             if reading.sources is not None:
                 result.sources = reading.sources
             elif passages:
@@ -229,6 +230,7 @@ class K2RAGMethod(MethodBase):
             if reader is not None:
                 reading = reader.open(question, passages, summaries, usage=result.llm, on_token=ctx.on_token, cancel=cancel)
                 final, context, reader_trace = reading.answer, reading.context, {"reader": reading.trace}
+                result.verdict = reading.verdict
             else:
                 completion, context = answer(llm, question, [index_text(h.chunk) for h in passages] + summaries,
                                              settings.max_answer_tokens, usage=result.llm, on_token=ctx.on_token,

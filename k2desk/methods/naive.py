@@ -81,3 +81,4 @@ class NaiveMethod(MethodBase):
         result.answer = reading.answer
         result.sources = reading.sources if reading.sources is not None else [h.source() for h in hits]
         result.trace = {"retrieval": self._retrieval_trace(hits), "reader": reading.trace, "context": reading.context}
+        result.verdict = reading.verdict

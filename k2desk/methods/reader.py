@@ -15,7 +15,7 @@ question's own wording says (question.py):
    is checked against passages of its own article (its outlet's, when the question names one)
    by the model's first-token score for "Yes" against "No", with the evidence and without it.
    The answer is "Yes" when the evidence moves the model toward "Yes", averaged over the claims,
-   by more than ``CLAIM_MARGIN`` (the average separated the gold answers better than the weakest
+   by more than the calibration's ``claim_margin`` (the average separated the gold answers better than the weakest
    claim, with gold and with retrieved evidence: one badly retrieved claim does not decide).
    The decision is what the evidence changes (the claim's own prior is subtracted, so no
    wording or base-rate bias decides it); how well it separates the gold answers (AUC) is in
@@ -26,21 +26,20 @@ question's own wording says (question.py):
    (``summaries``, summaries.py), an explanation, a list or a comparison get their own
    instruction and length, and each part of a multi-part question is retrieved for and answered
    on its own.
-5. **Not in your documents, from the evidence** (support.py): before the model is asked, the
-   question's terms must occur in the passages (``COVERAGE_MIN``); after a short answer, the
-   question's terms must stand in the sentences that hold it (``SUPPORT_MIN``), or, when the
-   model checks its answer against the evidence, that check and the words' support together
-   (``CHECK_MIN``), the support no less than ``SUPPORT_FLOOR``, every number the question names
-   among them. Three outcomes (``Checked.outcome``): answered; declined when the passages do
-   not hold the answer or the check and the words' support are clearly against it (``against``:
-   one line through both, calibrated on the person-like tune half), and the answer then says the
-   documents do not say, the closest passages its sources; else shown with a caution and the
-   sentence that holds it (the signals disagree, or a number the question names is missing).
+5. **Not in your documents, from the evidence** (support.py measures, k2desk.verdict decides
+   with the reading model's calibration): before the model is asked, the question's terms must
+   occur in the passages; after a short answer, the question's terms must stand in the sentences
+   that hold it, or, when the model checks its answer against the evidence, that check and the
+   words' support together, every number the question names among them. Three outcomes (the
+   reading's ``verdict``): answered; declined when the passages do not hold the answer or the
+   check and the words' support are clearly against it, and the answer then says the documents
+   do not say, the closest passages its sources; else shown with a caution and the sentence that
+   holds it (the signals disagree, or a number the question names is missing).
    A who-question's answer that names only whom the question names ("Hedda Marchbank" for
    "Who was mayor before Hedda Marchbank?") is declined before the check; one made only of the
    question's words that the check declines ("FTX" for "Which company … kept FTX's books?") is
-   asked for once more, the reply barred from beginning as that one did (``_second`` keeps the
-   higher-ranked of the two). The decline or caution says why (``reason`` in the trace).
+   asked for once more, the reply barred from beginning as that one did (``_again`` keeps the
+   higher-ranked of the two). The decline or caution says why (the verdict's ``reason``).
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ from k2desk.methods.forms import DATE_KIND, DEFAULT_ANSWER_KIND, NUMBER_KIND, Fo
 from k2desk.methods.generate import pack_context
 from k2desk.methods.question import claims, unknown_outlets
 from k2desk.methods.retrieval import Hit
-from k2desk.methods.select import select_by_meaning, select_evidence
+from k2desk.methods.select import select_evidence
 from k2desk.methods.support import (
     Support,
     Windows,
@@ -70,12 +69,10 @@ from k2desk.methods.support import (
     passage_phrases,
     phrase_coverage,
     sentence_windows,
-    windows_together,
 )
 from k2desk.progress import CancelToken
 from k2desk.prompts import (
     ABSTAIN_ANSWER,
-    CAUTION,
     CLAIM_CHECK_PROMPT,
     CLAIM_NO_EVIDENCE,
     COMPARE_ANSWER_PROMPT,
@@ -90,6 +87,18 @@ from k2desk.runtime.llm import LLM
 from k2desk.runtime.summarizer import STOPWORDS
 from k2desk.store.sparse import SparseIndex
 from k2desk.text.values import completable, normal_values, with_full_date, with_unit
+from k2desk.verdict import (
+    DEFAULTS,
+    Calibration,
+    Signals,
+    Verdict,
+    close_in_meaning,
+    covered,
+    declined,
+    says_yes,
+    short_answer,
+    short_outcome,
+)
 
 READ_BUDGET = 1000  # tokens of evidence an open answer reads
 SUMMARY_BUDGET = 400  # tokens beside them for K²RAG's KG summary and sub-answers
@@ -100,73 +109,8 @@ OPEN_ANSWER_TOKENS = 32
 FORM_PROMPTS = {"factoid": (OPEN_ANSWER_PROMPT, OPEN_ANSWER_TOKENS), "explain": (EXPLAIN_ANSWER_PROMPT, 96),
                 "list": (LIST_ANSWER_PROMPT, 80), "compare": (COMPARE_ANSWER_PROMPT, 48)}
 PART_PASSAGES = 6  # passages retrieved for each part of a multi-part question
-# "Not in your documents" thresholds (support.py; measured in docs/eval/abstain/): the idf-weighted
-# share of the question's terms found in the passages before the model is asked, and in the
-# sentences that hold a short answer after it.
-COVERAGE_MIN = 0.5
-# ... unless the question is this close in meaning (embedder cosine) to one of the passages'
-# sentence windows (support.meaning_coverage): a question in other words than the documents'.
-# Chosen on the coverage-declined questions of the dev collections and the person-like tune half
-# (docs/eval/abstain/).
-COVERAGE_MEANING_MIN = 0.55
-# ... and a comparison's side ("the ferry service") when it is this close in meaning to one of the
-# phrases the passages name ("the ferry"; support.phrase_coverage). Chosen on phrases of the
-# README's sample documents: sides they name in other words 0.78-0.90 ("the astronomy society",
-# "the river crossing", "the ferry company"), things they do not name 0.53-0.75 ("the town hall"
-# for "the town", "the Kessing bridge", "the grain mill", "the lighthouse"): docs/eval/abstain/.
-SIDE_MEANING_MIN = 0.76
-SUPPORT_MIN = 0.5
-# When the answering model checks its short answer (``verify``: VERIFY_PROMPT, logit Yes − logit
-# No: does the evidence say that this is the answer? The check of the relation itself, which word
-# overlap cannot see: "6" beside "built" in a paragraph about a ferry's fares), the answer is kept
-# when the check plus the words' support (0–1) reaches CHECK_MIN: one score, so a clear "yes" keeps
-# an answer whose sentence words the question differently (a long page), and strong word support
-# does not keep an answer the model says the evidence does not give. Chosen on the recorded scores
-# of the abstain bench and the dev runs (docs/eval/abstain/). Without the check: SUPPORT_MIN alone.
-CHECK_MIN = 1.4
-# ... but no "yes" keeps an answer whose sentences hold under this share of the question's terms
-# (or that the passages do not hold at all): a salary beside "Speaker" but not "House" or "annual".
-# An answer with no words beyond the question's ("7" for "how many episodes in season 7") has
-# nothing to find and is left to the check. (Not kept is not declined: see AGAINST_*.)
-SUPPORT_FLOOR = 0.35
-# A short answer the one score does not keep is declined only when the signals are clearly against
-# it: the check plus AGAINST_WEIGHT times the words' support falls below AGAINST_MIN (``against``);
-# between that line and CHECK_MIN it is shown with a caution and its sentence. The line is a
-# logistic fit of answerable questions against near misses on the two signals of the person-like
-# collection's tune half (``benchmarks/bench_person.py fit``: support and check chosen over adding
-# the together share, the meaning or the coverage by leave-one-out on that half), its bar the
-# lowest that declines 80 % of that half's near misses. The words' support weighs about five times
-# the check: measured, the 1.5B's "yes" tells right answers from wrong ones little better than a
-# coin (AUC 0.6), the words' support tells answerable questions from near misses best (0.87).
-AGAINST_WEIGHT = 4.85
-AGAINST_MIN = 2.86
-ALL_TERMS = 0.99  # support with every term of the question beside the answer (a caution's reason)
-# When one sentence window of the passages holds this share of the question's terms together
-# (support.asked_together, recorded in every check), a passage says what was asked, and an answer
-# that is not kept is likely a neighbouring name ("Rufus Albery" from the first passage where "The
-# mayor, Hedda Marchbank, lit the first lantern" stands in the second): SECOND_READING "together"
-# reads those windows again. A near miss's terms stand apart. Chosen on the tune half of the
-# person-like collection (0.8 to 0.99 select the same questions; 0.7 4 more of its 20 near
-# misses). Measured, neither a caution on it nor that reading showed more right answers than wrong
-# ones on the other sets, so neither is on (docs/eval/abstain/).
-TOGETHER_MIN = 0.8
-# With ``second_reading``, a short answer that is not kept is read again: only the sentences
-# closest in meaning to the question, within this many tokens (select.select_by_meaning), and a
-# second answer the signals rank higher replaces the first. Off by default: measured, it won as
-# many wrong answers and near misses' answers as right ones (docs/eval/abstain/).
-SECOND_BUDGET = 300
-# ... "meaning" (select.select_by_meaning) or "together": the sentence windows that hold the most of
-# the question's terms, when one holds at least TOGETHER_MIN of them (support.windows_together); ""
-# reads once.
-SECOND_READING = ""
-OUTCOMES = ("declined", "cautioned", "answered")
 UNIT_STOPWORDS = frozenset(STOPWORDS)  # a word after a number that is no unit ("38 and", "1983 the")
 YES_NO = {"yes": ["Yes", "yes"], "no": ["No", "no"]}
-# How far the evidence must move the checker toward "Yes" (logits against the claims' priors,
-# averaged over the claims) for "Yes". Any evidence on the topic moves it some way, so 0 would
-# say "Yes" to nearly everything; fitted on held-out MultiHop-RAG dev questions (not the
-# 60-question sample), with gold and with retrieved evidence: docs/eval/reader/.
-CLAIM_MARGIN = 1.75
 
 ClaimSearch = Callable[[str, str, int], list[Hit]]  # (claim or question, outlet or "", k) -> ranked passages
 ClaimEvidence = Callable[[str, list[str]], tuple[str, list[int]]]  # (claim, outlets) -> (evidence, chunk ids)
@@ -179,14 +123,16 @@ class Reading:
     context: str = ""
     trace: dict[str, Any] = field(default_factory=dict)
     sources: Optional[list[Source]] = None  # when the reading chose its own (a summary, a multi-part answer)
+    verdict: Verdict = field(default_factory=Verdict)  # answered, cautioned or declined, and why
 
 
 class Reader:
     def __init__(self, llm: Union[LLM, Callable[[], LLM]], sparse: SparseIndex, outlets: Sequence[str] = (),
                  checker: Optional[Callable[[], LLM]] = None, summaries: Optional[Callable[[Form], Reading]] = None,
                  outlet_rule: bool = True, final: Optional[Callable[[], LLM]] = None, verify: bool = False,
-                 embed: Optional[Callable[[list[str]], Any]] = None, second_reading: str = SECOND_READING,
-                 in_titles: Optional[Callable[[str], bool]] = None, describe: Optional[Callable[[str], str]] = None) -> None:
+                 embed: Optional[Callable[[list[str]], Any]] = None, in_titles: Optional[Callable[[str], bool]] = None,
+                 describe: Optional[Callable[[str], str]] = None, calibration: Calibration = DEFAULTS,
+                 claim_calibration: Optional[Calibration] = None) -> None:
         self._llm = llm  # the model, or what loads it when a question first needs it (a summary does not)
         self.sparse = sparse
         self.outlets = [o for o in outlets if o]
@@ -195,9 +141,10 @@ class Reader:
         self.summaries = summaries  # answers a summary request from the corpus summaries
         self.outlet_rule = outlet_rule  # decline questions naming publishers the collection lacks
         self.in_titles = in_titles  # whether a document's title holds a name (then it is a topic, not a publisher)
-        self.verify = verify  # ask the answer's model whether the evidence says it (CHECK_MIN)
+        self.verify = verify  # ask the answer's model whether the evidence says it (the calibration's check_min)
         self.embed = embed  # texts → L2-normalized embeddings: the meaning's support (support.meaning_support)
-        self.second_reading = second_reading  # read again from fewer sentences when an answer is not kept ("": never)
+        self.calibration = calibration  # the thresholds of the model that writes and checks answers (k2desk.verdict)
+        self.claim_calibration = claim_calibration or calibration  # ... of the model that checks yes/no claims
         # a question → the clause that describes an entity it does not name ("" for none): its words
         # may stand in a sentence linked to the answer's (support.linked_support); None: never
         self.describe = describe
@@ -227,7 +174,7 @@ class Reader:
         if form.kind == "summary" and self.summaries is not None:
             return self.summaries(form)
         if not hits and not any(b.strip() for b in extra_blocks):
-            return Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain", "reason": "no passage matches the question"})
+            return Reading(ABSTAIN_ANSWER, "abstain", trace={"form": "abstain"}, verdict=declined("no passage matches the question"))
         if form.kind == "multi":
             return self.parts(form, claim_search, usage, cancel)
         if form.kind == "yes_no":
@@ -260,7 +207,8 @@ class Reader:
         if not unknown:
             return None
         text = UNKNOWN_OUTLET_ANSWER.format(outlets=_join(unknown))
-        return Reading(text, "abstain", trace={"form": "abstain", "unknown_outlets": unknown})
+        return Reading(text, "abstain", trace={"form": "abstain", "unknown_outlets": unknown},
+                       verdict=declined(f"no document in this collection is from {_join(unknown)}"))
 
     # -- open questions ------------------------------------------------------------------
     def open(self, question: str, hits: Sequence[Hit], extra_blocks: Sequence[str] = (), usage: Optional[LLMUsage] = None,
@@ -316,63 +264,38 @@ class Reader:
         if check and hits and kind == "factoid" and text != ABSTAIN_ANSWER:
             checked = self._check(asked, text, hits, windows, context, llm, usage, cancel)
             trace.update(checked.to_trace())
-            if checked.support.restates and checked.outcome == "declined":
+            if checked.support.restates and checked.outcome(self.calibration) == "declined":
                 # an answer made only of the question's words ("FTX" for "Which company … kept FTX's
                 # books clean?") answers nothing: the model answers once more from the same passages,
                 # its reply not to begin as that one did (docs/eval/abstain/)
                 again = llm.chat(messages, max_tokens=max_tokens, usage=usage, cancel=cancel, stop=["\n"],
                                  avoid=reply).text.strip()
-                text, checked = self._second(asked, text, checked, self._complete(again, hits, context, dates=dated)[0],
-                                             "again", hits, windows, context, llm, usage, cancel, trace)
-            focus = (self.second_reading == "together" and checked.together is not None
-                     and checked.together >= TOGETHER_MIN and windows is not None)
-            if checked.outcome != "answered" and (focus or (self.embed is not None and self.second_reading == "meaning")):
-                # a second reading of fewer sentences: the small model may have taken a neighbouring
-                # name among many (docs/eval/abstain/); "together": the windows that hold the most of
-                # the question's terms, "meaning": the sentences closest to it by the embedder
-                blocks = (windows_together(asked, self.sparse, windows) if focus else
-                          select_by_meaning(asked, hits, self.embed, llm.count_tokens, SECOND_BUDGET))
-                second_context, _ = pack_context(llm, blocks, SECOND_BUDGET)
-                again = llm.chat(_open_messages(prompt, second_context, asked, wanted), max_tokens=max_tokens,
-                                 usage=usage, cancel=cancel, stop=["\n"]).text.strip()
-                # checked on the first reading's evidence, as the first answer was: a short context
-                # makes the model's "yes" easy (measured)
-                text, checked = self._second(asked, text, checked, self._complete(again, hits, second_context, dates=dated)[0],
-                                             "second", hits, windows, context, llm, usage, cancel, trace)
-            if checked.outcome == "cautioned":
-                sentence = self._sentence(text, hits, context)
-                after = checked.support
-                reason = ("the sentences that hold it do not mention " + ", ".join(after.missing_values)
-                          if after.missing_values else
-                          "every term of the question stands beside it, the check is unsure" if after.score >= ALL_TERMS
-                          else "the check and the words' support are lukewarm")
-                return Reading(text, "open", context, {**trace, "outcome": "cautioned", "caution": CAUTION.format(
-                    sentence=sentence), "reason": reason})
-            if checked.outcome == "declined":
-                after = checked.support
-                reason = ("the passages do not hold the answer" if not after.found_answer else
-                          "the passages do not say that this is the answer" if after.score >= SUPPORT_MIN else
-                          "the sentences that hold the answer do not mention " + ", ".join(after.missing))
-                return self._not_in_documents({**trace, "candidate": text}, reason, context)
+                text, checked = self._again(asked, text, checked, self._complete(again, hits, context, dates=dated)[0],
+                                            hits, windows, context, llm, usage, cancel, trace)
+            signals = checked.signals()
+            cautioned = short_outcome(signals, self.calibration) == "cautioned"
+            verdict = short_answer(signals, self.calibration, self._sentence(text, hits, context) if cautioned else "")
+            if verdict.declined:
+                return self._declined({**trace, "candidate": text}, verdict, context)
+            return Reading(text, "open", context, trace, verdict=verdict)
         return Reading(text, "open", context, trace)
 
-    def _second(self, question: str, text: str, checked: "Checked", again: str, read: str, hits: Sequence[Hit],
-                windows: Optional[Windows], context: str, llm: LLM, usage: Optional[LLMUsage],
-                cancel: Optional[CancelToken], trace: dict[str, Any]) -> tuple[str, "Checked"]:
-        """The answer of two that the signals rank higher: ``again`` (the model's second answer:
-        ``read`` "again", asked once more after a restating answer, or "second", the second
-        reading) is checked on ``context`` and replaces ``text`` when its outcome ranks above
-        ``checked``'s and it does not restate the question itself; the trace keeps it under
-        ``read``, and the first answer under "first"."""
-        trace[read] = {"candidate": again}
+    def _again(self, question: str, text: str, checked: "Checked", again: str, hits: Sequence[Hit],
+               windows: Optional[Windows], context: str, llm: LLM, usage: Optional[LLMUsage],
+               cancel: Optional[CancelToken], trace: dict[str, Any]) -> tuple[str, "Checked"]:
+        """The answer of two that the signals rank higher: ``again`` (the model's answer asked once
+        more after a restating one) is checked on ``context`` and replaces ``text`` when its outcome
+        ranks above ``checked``'s and it does not restate the question itself; the trace keeps it
+        under "again", and the first answer under "first"."""
+        trace["again"] = {"candidate": again}
         if not again or says_nothing(again) or normal_values(again).lower() == normal_values(text).lower():
             return text, checked
         second = self._check(question, again, hits, windows, context, llm, usage, cancel)
-        trace[read].update(second.to_trace())
-        if OUTCOMES.index(second.outcome) <= OUTCOMES.index(checked.outcome) or second.support.restates:
+        trace["again"].update(second.to_trace())
+        if second.rank(self.calibration) <= checked.rank(self.calibration) or second.support.restates:
             return text, checked
         trace.setdefault("first", {"candidate": text, **checked.to_trace()})
-        trace.update(second.to_trace(), read=read)
+        trace.update(second.to_trace(), read="again")
         return again, second
 
     @staticmethod
@@ -418,7 +341,7 @@ class Reader:
     def not_supported(self, form: Form, hits: Sequence[Hit], trace: Optional[dict[str, Any]] = None,
                       windows: Optional[Windows] = None) -> Optional[Reading]:
         """"Not in your documents" before any model call, when the passages do not mention what
-        the question asks about (``COVERAGE_MIN``); None when they may answer it. ``trace``
+        the question asks about (the calibration's coverage); None when they may answer it. ``trace``
         receives the coverage either way."""
         trace = trace if trace is not None else {"form": "open", "kind": form.kind}
         windows = windows if windows is not None else sentence_windows(hits, self.sparse)
@@ -432,34 +355,37 @@ class Reader:
                 return phrase_coverage(side, phrases[0], self.embed)
 
             for side in form.sides:
-                declined = self._uncovered(side, hits, trace["sides"].setdefault(side, {}), windows,
-                                           side_meaning, SIDE_MEANING_MIN)
-                if declined:
-                    return self._not_in_documents(trace, declined)
+                why, score = self._uncovered(side, hits, trace["sides"].setdefault(side, {}), windows, side_meaning, True)
+                if why:
+                    return self._not_in_documents(trace, why, signals=Signals(coverage=score))
             return None
-        declined = self._uncovered(form.text, hits, trace, windows,
-                                   lambda text: meaning_coverage(text, windows, self.embed), COVERAGE_MEANING_MIN)
-        return self._not_in_documents(trace, declined) if declined else None
+        why, score = self._uncovered(form.text, hits, trace, windows, lambda text: meaning_coverage(text, windows, self.embed))
+        return self._not_in_documents(trace, why, signals=Signals(coverage=score)) if why else None
 
     def _uncovered(self, text: str, hits: Sequence[Hit], trace: dict[str, Any], windows: Windows,
-                   meaning: Callable[[str], float], meaning_min: float) -> str:
+                   meaning: Callable[[str], float], side: bool = False) -> tuple[str, float]:
         """Why the passages do not mention what ``text`` asks about ("" when they do): its words'
-        coverage, else (with an embedder) ``meaning(text)`` against ``meaning_min``; ``trace``
-        receives both."""
+        coverage, else (with an embedder) ``meaning(text)`` (``side``: a comparison's side), each
+        against the calibration; with the words' coverage. ``trace`` receives both."""
         before = coverage(text, hits, self.sparse, windows)
         trace["coverage"] = before.to_trace()
-        if before.score >= COVERAGE_MIN:
-            return ""
+        if covered(before.score, self.calibration):
+            return "", before.score
         if self.embed is not None:  # other words, the same meaning ("the boss" for "managing director")
             close = meaning(text)
             trace["coverage_meaning"] = round(close, 4)
-            if close >= meaning_min:
-                return ""
-        return "the passages do not mention " + ", ".join(before.missing)
+            if close_in_meaning(close, self.calibration, side):
+                return "", before.score
+        return "the passages do not mention " + ", ".join(before.missing), before.score
+
+    def _not_in_documents(self, trace: dict[str, Any], reason: str, context: str = "",
+                          signals: Optional[Signals] = None) -> Reading:
+        return self._declined(trace, declined(reason, signals, self.calibration.label), context)
 
     @staticmethod
-    def _not_in_documents(trace: dict[str, Any], reason: str, context: str = "") -> Reading:
-        return Reading(NOT_IN_DOCUMENTS, "abstain", context, {**trace, "form": "abstain", "reason": reason})
+    def _declined(trace: dict[str, Any], verdict: Verdict, context: str = "") -> Reading:
+        """"Not in your documents", the closest passages its sources, with the ``verdict`` saying why."""
+        return Reading(NOT_IN_DOCUMENTS, "abstain", context, {**trace, "form": "abstain"}, verdict=verdict)
 
     # -- yes/no questions ----------------------------------------------------------------
     def passages_for_claims(self, claim_search: ClaimSearch) -> ClaimEvidence:
@@ -474,7 +400,7 @@ class Reader:
     def yes_no(self, question: str, evidence: ClaimEvidence, usage: Optional[LLMUsage] = None,
                cancel: Optional[CancelToken] = None) -> Reading:
         """"Yes." when the evidence supports the question's claims (on average, by more than
-        CLAIM_MARGIN), else "No."."""
+        the checker's calibrated ``claim_margin``), else "No."."""
         cancel = cancel or CancelToken()
         checks = []
         contexts = []
@@ -488,10 +414,11 @@ class Reader:
                            "chunk_ids": chunk_ids})
             contexts.append(context)
         support = sum(c["score"] for c in checks) / len(checks) if checks else 0.0
-        supported = support > CLAIM_MARGIN
-        return Reading("Yes." if supported else "No.", "yes_no", "\n\n".join(c for c in contexts if c),
+        cal = self.claim_calibration
+        return Reading("Yes." if says_yes(support, cal) else "No.", "yes_no", "\n\n".join(c for c in contexts if c),
                        {"form": "yes_no", "checker": self.checker.name, "support": round(support, 4),
-                        "margin": CLAIM_MARGIN, "claims": checks})
+                        "margin": cal.claim_margin, "claims": checks},
+                       verdict=Verdict(signals=Signals(claim_support=support), calibration=cal.label))
 
     def _score(self, context: str, claim: str, usage: Optional[LLMUsage], cancel: CancelToken) -> float:
         """logit("Yes") − logit("No") for the claim over ``context``."""
@@ -502,24 +429,23 @@ class Reader:
 
 @dataclass
 class Checked:
-    """The signals on one short answer and the outcome they give (``keeps``, ``against``)."""
+    """The signals on one short answer (``signals`` for k2desk.verdict, which decides)."""
     support: Support
     verify: Optional[float] = None
     meaning: Optional[float] = None
-    together: Optional[float] = None  # the best window's share of the question's terms (TOGETHER_MIN)
+    together: Optional[float] = None  # the best window's share of the question's terms (support.asked_together)
 
-    @property
-    def outcome(self) -> str:
-        """"answered" when ``keeps`` it and its windows hold every number the question names
-        (else "cautioned": the signals disagree); not kept, "declined" when the passages do not hold
-        it, the check and the support are ``against`` it, it restates the question (nothing for the
-        support to find) or no model checked it; else "cautioned"."""
+    def signals(self) -> Signals:
         s = self.support
-        if keeps(s.score, self.verify, s.restates):
-            return "cautioned" if s.missing_values else "answered"
-        if self.verify is None or s.restates or not s.found_answer or against(s.score, self.verify):
-            return "declined"
-        return "cautioned"
+        return Signals(support=s.score, verify=self.verify, meaning=self.meaning, together=self.together,
+                       found_answer=s.found_answer, restates=s.restates, missing=list(s.missing),
+                       direct_missing=s.direct_missing, missing_values=list(s.missing_values))
+
+    def outcome(self, cal: Calibration) -> str:
+        return short_outcome(self.signals(), cal)
+
+    def rank(self, cal: Calibration) -> int:
+        return Verdict(self.outcome(cal)).rank()
 
     def to_trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"answer_support": self.support.to_trace()}
@@ -539,23 +465,6 @@ NOTHING = frozenset({"none", "n a", "na", "unknown", "not mentioned", "not speci
 def says_nothing(answer: str) -> bool:
     """Whether a model's answer is a way of saying there is none ("None.", "N/A", "Not mentioned")."""
     return " ".join("".join(c if c.isalnum() else " " for c in answer.lower()).split()) in NOTHING
-
-
-def keeps(support: float, verify: Optional[float] = None, restates: bool = False,
-          check_min: float = CHECK_MIN, floor: float = SUPPORT_FLOOR) -> bool:
-    """Whether a short answer stands: its words' ``support`` (0–1) with the model's ``verify``
-    score (logit Yes − No) when the model checked it (``check_min``, and the support at least
-    ``floor`` unless the answer ``restates`` the question's own words), else the support alone
-    (SUPPORT_MIN). The thresholds are parameters for the benchmark's sweeps only."""
-    if verify is None:
-        return support >= SUPPORT_MIN
-    return verify + support >= check_min and (support >= floor or restates)
-
-
-def against(support: float, verify: float, weight: float = AGAINST_WEIGHT, bar: float = AGAINST_MIN) -> bool:
-    """Whether the model's check (logit Yes − No) and the words' ``support`` (0–1) of a short
-    answer are clearly against it (AGAINST_*; the weight and bar are parameters for the sweeps)."""
-    return verify + weight * support < bar
 
 
 _SENTENCE_END = re.compile(r"(?<=\.)\s+|\n")

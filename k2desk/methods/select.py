@@ -11,17 +11,12 @@ the passages' rank order (so every article the ranking brought is represented), 
 remaining sentences by score while the budget lasts.
 Measured on the MultiHop-RAG dev slice in docs/eval/retrieval/ (gold facts kept in the context
 at the same budget).
-
-``select_by_meaning`` ranks the same sentences by the embedder instead (the cosine between the
-question and the sentence with its neighbours) and keeps only the best few: the reader's second
-reading when its first answer fails the check (reader.py), where a small model drifted to a
-neighbouring name among many sentences.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from k2desk.methods.retrieval import Hit
 from k2desk.runtime.summarizer import STOPWORDS, split_sentences
@@ -57,24 +52,6 @@ def select_evidence(question: str, hits: Sequence[Hit], sparse: SparseIndex, cou
     order = [max(s, key=lambda x: (x.score, -x.seq)) for s in per_hit if s]
     rest = sorted((x for s in per_hit for x in s if x not in order), key=lambda x: (-x.score, x.hit, x.seq))
     return _within(hits, [*order, *rest], count_tokens, budget, skip_unscored=True)
-
-
-def select_by_meaning(question: str, hits: Sequence[Hit], embed: Callable[[list[str]], Any],
-                      count_tokens: Callable[[str], int], budget: int) -> list[str]:
-    """Blocks of the sentences whose window (the sentence and its neighbours) is closest in meaning
-    to ``question`` (``embed``: texts → L2-normalized rows), best first, within ``budget`` tokens."""
-    sentences = [_Sentence(rank, seq, text, 0.0) for rank, hit in enumerate(hits)
-                 for seq, text in enumerate(split_sentences(hit.chunk.text))]
-    if not sentences:
-        return []
-    by_hit: dict[int, list[str]] = {}
-    for x in sentences:
-        by_hit.setdefault(x.hit, []).append(x.text)
-    windows = [" ".join(by_hit[x.hit][max(0, x.seq - 1): x.seq + 2]) for x in sentences]
-    vectors = embed([question, *windows])
-    for x, score in zip(sentences, vectors[1:] @ vectors[0]):
-        x.score = float(score)
-    return _within(hits, sorted(sentences, key=lambda x: (-x.score, x.hit, x.seq)), count_tokens, budget)
 
 
 def _within(hits: Sequence[Hit], ranked: Sequence[_Sentence], count_tokens: Callable[[str], int], budget: int,

@@ -28,6 +28,7 @@ from k2desk.runtime.embedder import Embedder
 from k2desk.runtime.summarizer import STOPWORDS, ExtractiveSummarizer, split_sentences
 from k2desk.store.documents import DocumentRow, DocumentStore
 from k2desk.types import Source
+from k2desk.verdict import declined
 
 LISTED = 12  # documents a collection summary lists before "… and N more"
 SHOWN_WORDS = 300  # a long document's summary shown as its sections' first sentences, about this long
@@ -90,8 +91,8 @@ class Summaries:
                 chosen, how = self._by_content(form.target, in_scope), "content"
             if not chosen:
                 return Reading(NO_SUCH_DOCUMENT.format(target=form.target), "abstain",
-                               trace={"form": "abstain", "asked": form.to_trace(), "reason": "no document matches the request"},
-                               sources=[])
+                               trace={"form": "abstain", "asked": form.to_trace()}, sources=[],
+                               verdict=declined("no document matches the request"))
         if len(chosen) == 1:
             answer = f"{_name(chosen[0])}: {_without_name(overview(self.summary(chosen[0])), _name(chosen[0]))}"
         else:

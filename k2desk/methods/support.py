@@ -303,15 +303,6 @@ def asked_together(question: str, sparse: SparseIndex, windows: Windows) -> floa
     return max((share for share, _ in _together(question, sparse, windows)), default=0.0)
 
 
-def windows_together(question: str, sparse: SparseIndex, windows: Windows, slack: float = 0.05) -> list[str]:
-    """The texts of the windows that hold the most of the question's terms (``asked_together``'s
-    best, less ``slack``), best first: where a passage says what was asked."""
-    shares = _together(question, sparse, windows)
-    best = max((share for share, _ in shares), default=0.0)
-    ranked = sorted((x for x in shares if x[0] >= best - slack), key=lambda x: -x[0])  # stable: passage order
-    return list(dict.fromkeys(text for _, text in ranked))
-
-
 def _together(question: str, sparse: SparseIndex, windows: Windows) -> list[tuple[float, str]]:
     """(share of the question's terms, text) of each window; the terms' idf read once for all."""
     terms, excused = question_terms(question, sparse), excused_terms(question, sparse)

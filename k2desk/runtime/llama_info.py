@@ -101,9 +101,23 @@ def devices() -> list[Device]:
     return found
 
 
+# llama.cpp's file types (general.file_type: the quantization most tensors have; llama.h's LLAMA_FTYPE_*)
+FILE_TYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K", 11: "Q3_K_S",
+              12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K",
+              19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S", 22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL",
+              26: "IQ3_S", 27: "IQ3_M", 28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0",
+              37: "TQ2_0", 38: "MXFP4"}
+
+
+def _int(text, default=None):
+    """A metadata value read as a whole number (``default`` for none, or for an array)."""
+    return int(text) if isinstance(text, str) and text.strip().isdigit() else default
+
+
 def gguf_facts(path: Path) -> dict:
-    """{"architecture", "name", "size_label", "blocks", "parameters", "tensor_bytes", "context"}
-    from the GGUF header (vocabulary and metadata only; no tensor is read)."""
+    """{"architecture", "name", "size_label", "blocks", "parameters", "tensor_bytes", "context",
+    "quantization", "chat_template", "kv_bytes_per_token"} from the GGUF header (vocabulary and
+    metadata only; no tensor is read)."""
     llama_cpp = import_llama()
 
     params = llama_cpp.llama_model_default_params()
@@ -121,11 +135,19 @@ def gguf_facts(path: Path) -> dict:
 
         arch = meta("general.architecture") or ""
         blocks, context = meta(f"{arch}.block_count"), meta(f"{arch}.context_length")
+        heads, kv_heads, width = (_int(meta(f"{arch}.{key}")) for key in
+                                  ("attention.head_count", "attention.head_count_kv", "embedding_length"))
+        file_type = _int(meta("general.file_type"))
         return {"architecture": arch, "name": meta("general.name"), "size_label": meta("general.size_label"),
                 "blocks": int(blocks) if blocks and blocks.isdigit() else None,
                 "context": int(context) if context and context.isdigit() else None,
                 "parameters": int(llama_cpp.llama_model_n_params(model)),
-                "tensor_bytes": int(llama_cpp.llama_model_size(model))}
+                "tensor_bytes": int(llama_cpp.llama_model_size(model)),
+                "quantization": FILE_TYPES.get(file_type, f"type {file_type}" if file_type is not None else ""),
+                "chat_template": meta("tokenizer.chat_template") is not None,
+                # the KV cache's bytes per token of context: f16 keys and values in every block
+                # (a per-layer count of key/value heads, an array, counts as the query heads': an upper bound)
+                "kv_bytes_per_token": 2 * 2 * _int(blocks, 0) * (kv_heads or heads or 0) * (width // heads if heads and width else 0)}
     finally:
         llama_cpp.llama_model_free(model)
 

@@ -109,6 +109,24 @@ def check_sha256(path: Path, want: str, fix: str) -> None:
         _write_stamps(user_stamps_path(), mine)
 
 
+def file_sha256(path: Path, cancel: CancelToken = NEVER) -> str:
+    """A file's sha256, remembered by size and mtime: from a check's stamps (beside it or in the
+    person's cache folder) when one matches, else hashed once and remembered in the cache folder
+    only (the file may lie in another app's folder, which k2desk never writes)."""
+    st = path.stat()
+    key = str(path.resolve())
+    for stamps, name in ((_stamps(path.parent / VERIFIED), path.name), (_stamps(user_stamps_path()), key)):
+        seal = stamps.get(name)
+        if isinstance(seal, dict) and seal.get("size") == st.st_size and seal.get("mtime_ns") == st.st_mtime_ns \
+                and isinstance(seal.get("sha256"), str):
+            return seal["sha256"]
+    got = sha256_file(path, cancel)
+    mine = _stamps(user_stamps_path())
+    mine[key] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": got}
+    _write_stamps(user_stamps_path(), mine)
+    return got
+
+
 def is_gguf(path: Path) -> bool:
     try:
         with open(path, "rb") as f:

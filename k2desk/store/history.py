@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 from k2desk.store.db import Database
 from k2desk.types import Answer
+from k2desk.verdict import Verdict
 
 
 @dataclass
@@ -25,6 +26,7 @@ class HistoryEntry:
     scope: list[str] = field(default_factory=list)  # the documents it was asked about ([]: the collection)
     thread_id: Optional[int] = None  # the conversation it is a turn of (None: asked alone)
     message: str = ""  # the person's own words where they differ from ``question`` (the standalone question)
+    verdict: Verdict = field(default_factory=Verdict)  # answered, cautioned or declined, and why
 
     @property
     def asked(self) -> str:
@@ -32,13 +34,20 @@ class HistoryEntry:
         return self.message or self.question
 
 
-_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note, scope, thread_id, message"
+_COLS = "id, asked_at, question, method, answer, sources, seconds, llm, note, scope, thread_id, message, verdict"
 
 
 def _entry(row: tuple) -> HistoryEntry:
     return HistoryEntry(row[0], row[1], row[2], row[3], row[4], json.loads(row[5] or "[]"), row[6],
                         json.loads(row[7] or "{}"), row[8], json.loads(row[9] or "[]"),
-                        None if row[10] is None else int(row[10]), row[11] or "")
+                        None if row[10] is None else int(row[10]), row[11] or "", Verdict.from_json(_json(row[12])))
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text or "{}")
+    except ValueError:
+        return {}
 
 
 class HistoryStore:
@@ -53,11 +62,12 @@ class HistoryStore:
         seconds = answer.timings.get("total", answer.timings.get("wall", 0.0))
         message = "" if message.strip() == answer.question.strip() else message.strip()
         with self.db.transaction():
-            row = self.db.one(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            row = self.db.one(f"INSERT INTO history({_COLS[4:]}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                               (asked_at or time.time(), answer.question, answer.method, answer.answer,
                                json.dumps(sources, ensure_ascii=False), float(seconds),
                                json.dumps(answer.llm.to_json()), answer.coverage_note,
-                               json.dumps(answer.scope, ensure_ascii=False), thread_id, message))
+                               json.dumps(answer.scope, ensure_ascii=False), thread_id, message,
+                               json.dumps(answer.verdict.to_json(), ensure_ascii=False)))
             return int(row[0])
 
     def turns(self, thread_id: int) -> list[HistoryEntry]:

@@ -16,6 +16,7 @@ from k2desk.eval import runner
 from k2desk.eval.datasets import load_questions
 from k2desk.methods.base import Answer, LLMUsage, Source
 from k2desk.progress import CancelToken
+from k2desk.verdict import Verdict, declined
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "multihop-rag-dev"
 needs_bench = pytest.mark.skipif(not BENCH.is_dir(), reason="shared MultiHop-RAG slice not present")
@@ -61,7 +62,8 @@ class FakeEngine:
         return Answer(question=question, method=method, answer="Yes" if method == "semantic" else "Insufficient information.",
                       sources=[Source("doc-a", 0, 0.9, "t"), Source("doc-a", 1, 0.8, "t"), Source("doc-b", 0, 0.7, "t")],
                       llm=LLMUsage(calls=1, prompt_tokens=50, completion_tokens=3), timings={"total": 0.01},
-                      trace={"reader": DECLINED} if method == "keyword" else {})
+                      trace={"reader": DECLINED} if method == "keyword" else {},
+                      verdict=declined("the passages do not say that this is the answer") if method == "keyword" else Verdict())
 
     def close(self):
         self.closed = True
@@ -106,6 +108,7 @@ def test_run_resume_and_report_with_fake_engine(tmp_path):
     # the reader's decision kept with its scores, so a threshold can be re-decided from the rows
     assert {k: null_row[k] for k in ("reader_form", "candidate", "coverage", "answer_support", "verify")} == \
         {"reader_form": "abstain", "candidate": "Harwick", "coverage": 0.9, "answer_support": 0.7, "verify": -0.3}
+    assert null_row["outcome"] == "declined" and {r["outcome"] for r in rows if r["method"] == "semantic"} == {"answered"}
     assert "verify" not in first and "candidate" not in first
     questions = {q.id: q for q in load_questions(BENCH / "queries_sample.jsonl")}
     kept = (out / R.RESULTS_FILE).read_text()

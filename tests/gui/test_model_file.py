@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from k2desk.config import CHECK_LLM  # noqa: E402
+from k2desk.config import CHECK_LLM, DEFAULT_LLM  # noqa: E402
 from k2desk.gui.widgets.settings_dialog import describe_model  # noqa: E402
 
 WAIT_MS = 120_000
@@ -30,13 +30,14 @@ def test_a_model_file_that_does_not_load_is_one_line_and_one_that_loads_answers_
         dialog = win.open_settings()
         dialog.select_model(str(broken))
         dialog.accept()
-        assert dialog.isVisible() and dialog.error.text().startswith("cannot load half-a-model.gguf")
+        assert dialog.isVisible() and dialog.error.text().startswith("cannot load half-a-model.gguf"), dialog.error.text()
         assert "\n" not in dialog.error.text()
         assert win.settings.llm == "smollm2-135m"  # nothing changed
 
         dialog.select_model(str(own))
-        assert dialog.model_note.text() == (f"Writes the answers: my-model.gguf. The answer checks are off: their "
-                                            f"thresholds were measured with {CHECK_LLM}, not with this model.")
+        assert dialog.model_note.text() == ("Writes the answers: my-model.gguf. The answer checks are off: no "
+                                            "calibration for this model yet (conservative defaults). Calibrate fits "
+                                            "one in the background.")
         dialog.accept()
         assert not dialog.isVisible() and win.settings.llm == str(own)
         assert win.status.text().endswith("answers with my-model.gguf")
@@ -55,3 +56,6 @@ def test_a_model_file_that_does_not_load_is_one_line_and_one_that_loads_answers_
 def test_the_dialog_says_what_answers_with_the_default_models(settings):
     assert describe_model(replace(settings, llm_url="http://127.0.0.1:8080")).startswith(
         "The server at http://127.0.0.1:8080 writes the answers; the answer checks are off")
+    default = replace(settings, llm=DEFAULT_LLM, reader_llm="auto", verify_answers="auto", llm_url="")
+    assert describe_model(default) == (f"Writes the answers: {CHECK_LLM}, its answers checked with its calibration "
+                                       "(2026-11-28).")

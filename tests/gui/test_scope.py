@@ -24,6 +24,7 @@ from k2desk.gui.widgets.index_panel import IndexPanel  # noqa: E402
 from k2desk.methods.registry import METHOD_NAMES  # noqa: E402
 from k2desk.prompts import NOT_IN_DOCUMENTS  # noqa: E402
 from k2desk.types import Answer, Source  # noqa: E402
+from k2desk.verdict import declined  # noqa: E402
 from tests.gui.test_main_window import WAIT_MS  # noqa: E402
 
 pytestmark = pytest.mark.gui
@@ -201,8 +202,9 @@ def test_not_in_your_documents_lists_the_closest_passages(qtbot):
     closest = [passage("/d/observatory.html", 3, "The observatory's dome was rebuilt in 1987."),
                passage("/d/river-ferry.txt", 7, "The ferry crosses the Kessing in twelve minutes.")]
     abstained = Answer(question="Who painted the observatory's dome?", method="k2rag", answer=NOT_IN_DOCUMENTS,
-                       sources=closest, trace={"reader": {"form": "abstain", "reason": "the passages do not mention painted"},
-                                               "scope": {"documents": ["/d/observatory.html", "/d/river-ferry.txt"]}})
+                       sources=closest, trace={"reader": {"form": "abstain"},
+                                               "scope": {"documents": ["/d/observatory.html", "/d/river-ferry.txt"]}},
+                       verdict=declined("the passages do not mention painted"))
     panel.begin(abstained.question, "k2rag")  # the answer says what it was asked about
     panel.show_answer(abstained)
     assert panel.sources_box.title() == "Closest passages"

@@ -8,6 +8,7 @@ from k2desk import prompts
 from k2desk.graph.nlp import load_pipeline
 from k2desk.hops import answer_by_hops, answer_once_then_hops
 from k2desk.types import Answer, Source
+from k2desk.verdict import Verdict, declined
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +26,8 @@ def table(replies):
         n = len(asked)
         trace = {"reader": {"form": "abstain"}} if reply is None else {"reader": {"form": "short"}}
         return Answer(question, "k2rag", reply or prompts.NOT_IN_DOCUMENTS,
-                      [Source(f"doc{n}.md", n, 1.0, f"passage {n}")], trace, {"total": 1.0})
+                      [Source(f"doc{n}.md", n, 1.0, f"passage {n}")], trace, {"total": 1.0},
+                      verdict=declined("the passages do not mention it") if reply is None else Verdict())
     return ask, asked
 
 

@@ -7,6 +7,7 @@ from k2desk import prompts
 from k2desk.graph.nlp import load_pipeline
 from k2desk.hops.fit import asks_amount, unfit, unfit_text
 from k2desk.types import Answer
+from k2desk.verdict import Signals, Verdict
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,14 @@ def test_what_asks_for_an_amount_or_a_time(nlp, question, amount):
 
 def answer(text, declined=False):
     form = "abstain" if declined else "short"
-    return Answer("q", "k2rag", text, [], {"reader": {"form": form}}, {})
+    return Answer("q", "k2rag", text, [], {"reader": {"form": form}}, {},
+                  verdict=Verdict("declined" if declined else "answered"))
+
+
+def checked(text, missing):
+    """A short answer read once, with the question's terms its support check did not find beside it."""
+    return Answer("q", "k2rag", text, [], {"reader": {"form": "short"}}, {},
+                  verdict=Verdict(signals=Signals(support=0.5, missing=missing)))
 
 
 def test_an_answer_that_does_not_fit(nlp):
@@ -61,12 +69,10 @@ def test_an_answer_whose_sentences_hold_only_the_description(nlp):
 
     question = nlp("Who runs the shop where tickets for the spring concert are sold?")
     description = "the shop where tickets for the spring concert are sold"
-    shed = Answer("q", "k2rag", "Gribble's Fish Shed", [], {"reader": {"form": "short", "answer_support": {
-        "missing": ["run", "shop"]}}}, {})
+    shed = checked("Gribble's Fish Shed", ["run", "shop"])
     assert unfit(question, shed, nlp, "shop", description, terms) == "the description's answer"
     # lacking words of the description itself: its sentence is about the answer, not the description
-    right = Answer("q", "k2rag", "Annis Gribble", [], {"reader": {"form": "short", "answer_support": {
-        "missing": ["ticket", "concert"]}}}, {})
+    right = checked("Annis Gribble", ["ticket", "concert"])
     assert unfit(question, right, nlp, "shop", description, terms) == ""
-    nothing = Answer("q", "k2rag", "Annis Gribble", [], {"reader": {"form": "short", "answer_support": {"missing": []}}}, {})
+    nothing = checked("Annis Gribble", [])
     assert unfit(question, nothing, nlp, "shop", description, terms) == ""

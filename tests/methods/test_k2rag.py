@@ -10,10 +10,10 @@ import pytest
 from k2desk.config import Settings
 from k2desk.engine import Engine
 from k2desk.indexing.summary import summarize_long, summary_length
-from k2desk.methods.reader import keeps
 from k2desk.methods.retrieval import chunk_header
 from k2desk.progress import CancelToken
 from k2desk.runtime.summarizer import ExtractiveSummarizer
+from k2desk.verdict import DEFAULTS, keeps
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
@@ -51,7 +51,7 @@ def test_reindex_reuses_summaries(engine):
 
 def _kept(reader_trace):
     """Whether the reader kept its short answer: its words' support and the model's check of it."""
-    return keeps(reader_trace["answer_support"]["score"], reader_trace["verify"])
+    return keeps(reader_trace["answer_support"]["score"], reader_trace["verify"], False, DEFAULTS)
 
 
 def test_k2rag_reads_the_questions_passages_in_one_call(engine):

@@ -7,8 +7,9 @@ import pytest
 
 from k2desk.config import Settings
 from k2desk.engine import Engine
-from k2desk.methods.reader import CLAIM_BUDGET, CLAIM_MARGIN, READ_BUDGET, SUPPORT_MIN
+from k2desk.methods.reader import CLAIM_BUDGET, READ_BUDGET
 from k2desk.methods.support import names_only_asked
+from k2desk.verdict import DEFAULTS
 
 ARTICLES = [
     ("Brennwald tunnel drill stops", "Valley Post", "2023-05-02T08:00:00+00:00",
@@ -61,7 +62,7 @@ def test_a_yes_no_question_is_checked_claim_by_claim_against_each_outlets_articl
         assert check["score"] == pytest.approx(check["with_evidence"] - check["prior"], abs=1e-3)
     support = sum(c["score"] for c in checks) / len(checks)
     assert out.trace["reader"]["support"] == pytest.approx(support, abs=1e-3)
-    assert (out.answer == "Yes.") == (support > CLAIM_MARGIN)
+    assert (out.answer == "Yes.") == (support > DEFAULTS.claim_margin)
     llm = engine.method(method).ctx.llm
     for part in out.trace["context"].split("\n\n"):
         assert llm.count_tokens(part) <= CLAIM_BUDGET + 40  # each claim's evidence (its header besides)
@@ -71,15 +72,14 @@ def test_an_open_question_gets_one_short_line_from_the_best_sentences(engine):
     question = "Who is the site manager of the Brennwald tunnel?"
     out = engine.ask(question, method="evidence")
     reader = out.trace["reader"]
-    # one reading, one more when the first answer only restates the question ("again"), and a
-    # second reading of fewer sentences when it is on and the answer is not kept ("second")
-    assert reader["kind"] == "factoid" and out.llm.calls == 1 + ("again" in reader) + ("second" in reader)
+    # one reading, one more when the first answer only restates the question ("again")
+    assert reader["kind"] == "factoid" and out.llm.calls == 1 + ("again" in reader)
     # the tiny model's line is kept where the sentences holding it name the site manager, else
     # declined; a line naming only the question's own names is declined before any check
     if names_only_asked(question, reader.get("candidate", out.answer)):
-        assert reader["form"] == "abstain" and reader["reason"] == "it names only whom the question names"
+        assert reader["form"] == "abstain" and out.verdict.reason == "it names only whom the question names"
     else:
-        assert (reader["form"] == "open") == (reader["answer_support"]["score"] >= SUPPORT_MIN)
+        assert (reader["form"] == "open") == (reader["answer_support"]["score"] >= DEFAULTS.support_min)
     assert out.answer and "\n" not in out.answer and out.llm.completion_tokens <= 32 * out.llm.calls
     context = out.trace["context"]
     assert context.startswith("Brennwald tunnel drill stops | Valley Post | ")
@@ -141,10 +141,10 @@ def test_a_list_none_of_whose_items_the_passages_hold_is_not_in_the_documents(en
 
 
 def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engine):
-    """The model's check cannot keep an answer far from the question's words (SUPPORT_FLOOR): a
+    """The model's check cannot keep an answer far from the question's words (support_floor): a
     clear "yes" shows it with a caution at most. ("2023" for how many visitors the 2023 fair
     expects restates the question: its sentence makes it a date, and no check is asked.)"""
-    from k2desk.methods.reader import SUPPORT_FLOOR, Reader
+    from k2desk.methods.reader import Reader
     from k2desk.prompts import NOT_IN_DOCUMENTS
     from k2desk.types import Answer
     from tests.methods.support import ScriptedLLM
@@ -160,14 +160,14 @@ def test_no_yes_keeps_an_answer_whose_sentences_hold_little_of_the_question(engi
         reader = Reader(Sure(lambda prompt, schema, reply=reply: reply), retriever.sparse, outlet_rule=False, verify=True)
         reading = reader.open(question, retriever.evidence_search(question, k=10))
         support = reading.trace["answer_support"]
-        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace})
+        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace}, verdict=reading.verdict)
         assert reading.trace["verify"] == 5.0 and reading.answer == reply
         assert (answer.outcome == "answered") is kept, answer.outcome
-        assert kept is (support["score"] >= SUPPORT_FLOOR or support["restates"])
+        assert kept is (support["score"] >= DEFAULTS.support_floor or support["restates"])
     year = "How many visitors does the 2023 fair expect?"
     reader = Reader(Sure(lambda prompt, schema: "2023"), retriever.sparse, outlet_rule=False, verify=True)
     reading = reader.open(year, retriever.evidence_search(year, k=10))
-    assert reading.answer == NOT_IN_DOCUMENTS and reading.trace["reason"] == "it is a date, and the question asks for an amount"
+    assert reading.answer == NOT_IN_DOCUMENTS and reading.verdict.reason == "it is a date, and the question asks for an amount"
     assert "verify" not in reading.trace and reading.trace["candidate"] == "2023"
 
 
@@ -175,7 +175,7 @@ def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_ter
     """Support 1.0 (the question's terms all in the answer's sentence) and a lukewarm check: shown,
     with the sentence and a caution; a clear "no" still declines it (``against``), and so does a
     lukewarm check of an answer whose sentence lacks the question's terms."""
-    from k2desk.methods.reader import AGAINST_MIN, AGAINST_WEIGHT, Reader
+    from k2desk.methods.reader import Reader
     from k2desk.prompts import NOT_IN_DOCUMENTS
     from k2desk.types import Answer
     from tests.methods.support import ScriptedLLM
@@ -189,10 +189,10 @@ def test_an_answer_the_check_is_unsure_of_is_shown_with_a_caution_when_every_ter
     retriever = engine.method("evidence").ctx.retriever("text")
     question = "Who is the site manager of the Brennwald tunnel?"
     hits = retriever.evidence_search(question, k=10)
-    for verify, outcome in ((-0.4, "cautioned"), (AGAINST_MIN - AGAINST_WEIGHT - 0.5, "declined")):
+    for verify, outcome in ((-0.4, "cautioned"), (DEFAULTS.against_min - DEFAULTS.against_weight - 0.5, "declined")):
         llm = unsure(verify)(lambda prompt, schema: "Ilse Damaschke")
         reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
-        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace})
+        answer = Answer(question, "evidence", reading.answer, trace={"reader": reading.trace}, verdict=reading.verdict)
         assert reading.trace["answer_support"]["score"] == 1.0 and answer.outcome == outcome, reading.trace
         if outcome == "cautioned":
             assert reading.answer == "Ilse Damaschke" and "Ilse Damaschke" in answer.caution
@@ -219,53 +219,7 @@ def test_a_who_answer_naming_only_the_questions_names_is_declined(engine):
     reader = Reader(ScriptedLLM(lambda prompt, schema: "The Brennwald Tunnel"), retriever.sparse, outlet_rule=False,
                     verify=True)
     reading = reader.open(question, retriever.evidence_search(question, k=10))
-    assert reading.answer == NOT_IN_DOCUMENTS and reading.trace["reason"] == "it names only whom the question names"
-
-
-@pytest.mark.parametrize("mode", ["meaning", "together"])
-def test_an_answer_not_kept_is_read_again_from_fewer_sentences(engine, mode):
-    """The first answer (a neighbouring name) fails the check; a second reading of fewer sentences
-    ("meaning": the closest to the question by the embedder, within SECOND_BUDGET; "together": the
-    windows that hold the most of the question's terms, when one holds TOGETHER_MIN of them) gives
-    another, checked on the first reading's evidence, and the one the signals rank higher is shown;
-    the first stays in the trace."""
-    from k2desk.methods.reader import SECOND_BUDGET, TOGETHER_MIN, Reader
-    from tests.methods.support import ScriptedLLM
-
-    class Picky(ScriptedLLM):  # "yes" to the site manager's name only
-        def first_token_logits(self, messages, words, usage=None, cancel=None):
-            self.checked.append(messages[0]["content"])
-            sure = "Proposed answer: Ilse Damaschke\n" in messages[0]["content"]
-            return {"yes": 5.0 if sure else -3.0, "no": 0.0}
-
-    ctx = engine.method("evidence").ctx
-    retriever = ctx.retriever("text")
-    question = "Who is the site manager of the Brennwald tunnel?"
-    hits = retriever.evidence_search(question, k=10)
-    replies = iter(["Piet Olsen", "Ilse Damaschke"])
-    llm = Picky(lambda prompt, schema: next(replies))
-    llm.checked = []
-    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True, embed=ctx.embedder.embed,
-                     second_reading=mode).open(question, hits)
-    assert reading.answer == "Ilse Damaschke" and reading.trace["read"] == "second"
-    assert reading.trace["first"]["candidate"] == "Piet Olsen" and reading.trace["first"]["verify"] == -3.0
-    assert reading.trace["first"]["together"] >= TOGETHER_MIN  # "site manager" and the tunnel in one window
-    first_prompt, second_prompt = (prompt for prompt, _, _ in llm.calls)  # the two readings (checks apart)
-    second_evidence = second_prompt.split("Additional Information: ", 1)[1].split("\nQuestion:")[0]
-    assert llm.count_tokens(second_evidence) <= SECOND_BUDGET and second_prompt != first_prompt
-    assert "Site manager Ilse Damaschke" in second_evidence
-    if mode == "together":  # only where the question's terms stand together: not the mayor's article
-        assert "Piet Olsen" not in second_evidence
-    evidence = [c.split("\nQuestion:")[0] for c in llm.checked]
-    assert len(evidence) == 2 and evidence[0] == evidence[1]  # both checked on the first reading's evidence
-    assert SECOND_BUDGET < READ_BUDGET
-    # read once (``second_reading=""``): the first answer's decision stands
-    replies = iter(["Piet Olsen", "Ilse Damaschke"])
-    llm = Picky(lambda prompt, schema: next(replies))
-    llm.checked = []
-    reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True, embed=ctx.embedder.embed,
-                     second_reading="").open(question, hits)
-    assert "second" not in reading.trace and len(llm.calls) == 1 and reading.trace["candidate"] == "Piet Olsen"
+    assert reading.answer == NOT_IN_DOCUMENTS and reading.verdict.reason == "it names only whom the question names"
 
 
 def test_an_answer_made_only_of_the_questions_words_is_asked_for_again(engine):
@@ -306,33 +260,6 @@ def test_an_answer_made_only_of_the_questions_words_is_asked_for_again(engine):
     llm = Picky(lambda prompt, schema: next(replies))
     reading = Reader(llm, retriever.sparse, outlet_rule=False, verify=True).open(question, hits)
     assert reading.answer == NOT_IN_DOCUMENTS and llm.avoided == [""] and "again" not in reading.trace
-
-
-def test_a_lukewarm_answer_or_one_without_the_year_asked_about_is_shown_with_a_caution():
-    """The three outcomes from the signals (Checked.outcome): an answer not kept is declined only
-    below the line through the check and the support (``against``), shown with a caution above
-    it; a kept answer whose sentences lack a number the question names ("2023") is cautioned."""
-    from k2desk.methods.reader import AGAINST_MIN, AGAINST_WEIGHT, CHECK_MIN, SUPPORT_FLOOR, Checked, against
-    from k2desk.methods.support import Support
-
-    line = AGAINST_MIN - AGAINST_WEIGHT * 0.6  # the check at which an answer of support 0.6 stands on the line
-    assert line + 0.6 < CHECK_MIN  # the line runs below the keeping score there: a lukewarm band
-    assert Checked(Support(0.6), verify=line + 0.05).outcome == "cautioned"
-    assert Checked(Support(0.6), verify=line - 0.05).outcome == "declined"
-    # the support weighs more than the check: a full support survives a "no" that a half one does not
-    assert Checked(Support(1.0), verify=-1.0).outcome == "cautioned"
-    assert Checked(Support(0.5), verify=0.0).outcome == "declined"
-    # far from the question's words: not kept whatever the check, shown only with a clear "yes"
-    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=3.0).outcome == "cautioned"
-    assert Checked(Support(SUPPORT_FLOOR - 0.05), verify=0.5).outcome == "declined"
-    assert Checked(Support(0.0, found_answer=False), verify=3.0).outcome == "declined"  # not in the passages
-    # an answer restating the question's words ("7" for season 7's episodes) is left to the check
-    assert Checked(Support(0.0, restates=True), verify=CHECK_MIN).outcome == "answered"
-    assert Checked(Support(0.0, restates=True), verify=CHECK_MIN - 0.1).outcome == "declined"
-    assert Checked(Support(0.8), verify=CHECK_MIN).outcome == "answered"
-    assert Checked(Support(0.8, ["2023"], missing_values=["2023"]), verify=CHECK_MIN).outcome == "cautioned"
-    assert Checked(Support(0.4)).outcome == "declined"  # no check: the support alone, no caution
-    assert against(0.5, 0.0) and not against(1.0, -1.0)
 
 
 def test_a_number_the_question_names_must_stand_beside_the_answer(engine):

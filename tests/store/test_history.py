@@ -3,6 +3,7 @@
 from k2desk.history_markdown import history_markdown
 from k2desk.methods.base import Answer, LLMUsage, Source
 from k2desk.store.history import HistoryStore
+from k2desk.verdict import Signals, Verdict
 
 
 def answer(question: str, text: str, page: int = 0) -> Answer:
@@ -30,4 +31,27 @@ def test_history_round_trip_order_remove_and_markdown(backend):
     assert store.remove(first) and not store.remove(first)
     assert [e.id for e in store.list()] == [second]
     assert store.clear() == 1 and store.list() == []
+    db.close()
+
+
+def test_an_answers_verdict_is_kept_with_it(backend):
+    """Declined or cautioned, and why, come back with the answer (the app's reopened conversation
+    greys a declined turn, the Markdown says why); a row kept before verdicts were kept is answered."""
+    db = backend.open()
+    store = HistoryStore(db)
+    no = answer("Who painted the dome?", "Not in your documents: they do not say this.")
+    no.verdict = Verdict("declined", "the passages do not mention painted", signals=Signals(coverage=0.2),
+                         calibration="qwen2.5-coder-1.5b")
+    maybe = answer("Who leads it?", "Anneli Korhonen")
+    maybe.verdict = Verdict("cautioned", "the check and the words' support are lukewarm", "read the passage",
+                            Signals(support=0.6, verify=0.1))
+    ids = store.add(no), store.add(maybe), store.add(answer("What was the revenue?", "41 million euros"))
+    got = [store.get(i).verdict for i in ids]
+    assert [v.outcome for v in got] == ["declined", "cautioned", "answered"]
+    assert got[0].reason == "the passages do not mention painted" and got[0].signals.coverage == 0.2
+    assert got[0].calibration == "qwen2.5-coder-1.5b" and got[1].caution == "read the passage"
+    md = history_markdown(store.list(), "work")
+    assert "*Declined: the passages do not mention painted.*" in md and "*Cautioned: the check and" in md
+    db.execute("UPDATE history SET verdict = '{}' WHERE id = ?", (ids[0],))  # as a row kept before version 11
+    assert store.get(ids[0]).verdict == Verdict()
     db.close()

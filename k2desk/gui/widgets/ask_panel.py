@@ -253,7 +253,7 @@ class AskPanel(QWidget):
     def load_conversation(self, thread_id: int, entries: Sequence[HistoryEntry]) -> None:
         """A stored conversation reopened: its turns above, the next question continues it."""
         self.thread, self.current = thread_id, None
-        self.turns = [(e.asked, e.question if e.message else "", e.answer, False) for e in entries]
+        self.turns = [(e.asked, e.question if e.message else "", e.answer, e.verdict.declined) for e in entries]
         self._show_transcript()
         self.answer.clear()
         self.answer.setPlaceholderText("Continue the conversation: ask a follow-up.")

@@ -1,4 +1,5 @@
-"""Settings: the model file, GPU layers, threads, summarizer backend, data folder and team server."""
+"""Settings: the model (k2desk's, one another app downloaded, or any GGUF file) and its calibration,
+GPU layers, threads, summarizer backend, data folder and team server."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -45,17 +47,40 @@ def save(settings: Settings) -> None:
 
 
 def describe_model(settings: Settings) -> str:
-    """What writes the answers with ``settings`` and whether they are checked, in a line or two."""
-    from k2desk.config import CHECK_LLM
-    from k2desk.engine import reader_llm_name, verify_answers
+    """What writes the answers with ``settings``, whether they are checked and whose calibration
+    decides them, in a line or two."""
+    from k2desk.engine import reader_llm_name, role_calibration, verify_answers
 
     if settings.llm_url:
-        return f"The server at {settings.llm_url} writes the answers; the answer checks are off (measured with {CHECK_LLM})."
+        return (f"The server at {settings.llm_url} writes the answers; the answer checks are off (no calibration "
+                "for a server's model: conservative defaults).")
     reader = Path(str(reader_llm_name(settings))).name
-    if verify_answers(settings):
-        return f"Writes the answers: {reader}, its answers checked (the checks were measured with it)."
-    return (f"Writes the answers: {reader}. The answer checks are off: their thresholds were measured with "
-            f"{CHECK_LLM}, not with this model.")
+    try:
+        cal = role_calibration(settings, "reader")
+    except (K2Error, OSError):
+        return f"Writes the answers: {reader}."
+    if cal.calibrated and verify_answers(settings):
+        return f"Writes the answers: {reader}, its answers checked with its calibration ({cal.date})."
+    return (f"Writes the answers: {reader}. The answer checks are off: no calibration for this model yet "
+            "(conservative defaults). Calibrate fits one in the background.")
+
+
+def calibrated_note(settings: Settings, path: str) -> str:
+    """", calibrated: 31 of 40 answerable right, …" beside a model's name ("" without a record)."""
+    from k2desk.eval.calibrate import summary
+    from k2desk.runtime import calibration
+
+    try:
+        cal = calibration.find(Path(path), settings.home)
+    except OSError:
+        return ""
+    if not cal.calibrated or not cal.path:
+        return ""
+    try:
+        report = json.loads(Path(cal.path).read_text(encoding="utf-8")).get("report") or {}
+    except (OSError, ValueError):
+        report = {}
+    return f", calibrated: {summary(report)}" if summary(report) else ", calibrated"
 
 
 def check_loads(path: Path) -> None:
@@ -67,7 +92,10 @@ def check_loads(path: Path) -> None:
 
 
 class SettingsDialog(QDialog):
-    """``accept()`` validates, saves ``settings.json`` in the data folder and keeps ``result_settings``."""
+    """``accept()`` validates, saves ``settings.json`` in the data folder and keeps ``result_settings``;
+    Calibrate asks the window to calibrate the chosen model in the background (``calibrate``)."""
+
+    calibrate = Signal(str)  # the model's name or path
 
     def __init__(self, settings: Settings, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -82,9 +110,15 @@ class SettingsDialog(QDialog):
         browse_model.setToolTip("Any GGUF model (a Mistral-7B, a Llama): it is loaded once to check it, then it "
                                 "answers every question")
         browse_model.clicked.connect(self.browse_model)
+        self.calibrate_button = QPushButton("Calibrate")
+        self.calibrate_button.setToolTip("Fit the thresholds that decide whether this model's answers are given, "
+                                         "cautioned or declined, on k2desk's calibration set (in the background: "
+                                         "minutes on a GPU, 10-40 on a CPU; it can be cancelled and resumes)")
+        self.calibrate_button.clicked.connect(self._calibrate)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse_model)
+        model_row.addWidget(self.calibrate_button)
         self.model_note = QLabel("")  # what writes the answers with this choice, and whether they are checked
         self.model_note.setWordWrap(True)
         self.model_note.setStyleSheet("color: #5b6775;")
@@ -163,9 +197,35 @@ class SettingsDialog(QDialog):
             if not r.get("present"):
                 label += "  (not prepared)"
             self.model.addItem(label, r["name"])
+        self._fill_found({Path(r["path"]).resolve() for r in rows})
         if self.model.findData(self.settings.llm) < 0:
             self.model.addItem(str(self.settings.llm), self.settings.llm)
         self.model.setCurrentIndex(self.model.findData(self.settings.llm))
+
+    def _fill_found(self, known: set) -> None:
+        """The GGUF models other apps keep on this machine, each with its header's facts and its
+        calibration's result; a broken one listed, greyed, with why."""
+        from k2desk.runtime.discover import discover
+
+        try:
+            found = [f for f in discover(self.settings.model_folders) if Path(f.path).resolve() not in known]
+        except OSError:
+            return
+        for f in found:
+            if f.broken:
+                self.model.addItem(f"{f.name}  —  {f.app}: broken, {f.broken}", f.path)
+                item = self.model.model().item(self.model.count() - 1)
+                item.setEnabled(False)
+                continue
+            facts = " ".join(x for x in (f.architecture, f.params_text(), f.quantization) if x)
+            self.model.addItem(f"{f.name}  —  {f.app}, {facts}, {f.size / 2**30:.1f} GiB{calibrated_note(self.settings, f.path)}",
+                               f.path)
+
+    def _calibrate(self) -> None:
+        if not self.llm_url.text().strip():
+            self.calibrate.emit(self._chosen_model())
+            self.calibrate_button.setEnabled(False)
+            self.calibrate_button.setText("Calibrating…")
 
     def _chosen_model(self) -> str:
         return str(self.model.currentData() or self.model.currentText())
@@ -203,6 +263,9 @@ class SettingsDialog(QDialog):
             store = ModelStore(new.models_dir)
             path = store.resolve_llm(llm)  # a clear error now rather than at the first question
             if llm != self.settings.llm and not any(e.name == llm for e in store.entries):
+                from k2desk.runtime.discover import check_memory
+
+                check_memory(path, new.n_ctx, new.gpu_layers)  # one line, before a load that cannot fit
                 check_loads(path)  # a file of the person's own: loaded once, so a broken one is one line now
         try:
             home.mkdir(parents=True, exist_ok=True)

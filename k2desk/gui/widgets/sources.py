@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 )
 
 from k2desk.gui.widgets.page_view import PageView
-from k2desk.prompts import NOT_IN_DOCUMENTS
 from k2desk.types import Answer, Source
 
 STOPWORDS = set("a an and are as at be by did do does for from has have how in is it of on or the to was were what "
@@ -80,18 +79,9 @@ def source_label(source: Source) -> str:
     return f"{name}, {source.where()}" if source.where() else name
 
 
-def answer_form(answer: Answer) -> str:
-    """The form the reader gave the answer ("summary", "abstain", "open", "yes_no", "multi"; "" if
-    the method says none): ``trace["reader"]["form"]`` (K²RAG and the naive methods alike)."""
-    trace = answer.trace if isinstance(answer.trace, dict) else {}
-    reader = trace.get("reader")
-    form = reader.get("form") if isinstance(reader, dict) else trace.get("form")
-    return str(form or "")
-
-
 def not_in_documents(answer: Answer) -> bool:
     """Whether the answer says the documents do not hold one (its sources are then the closest passages)."""
-    return answer_form(answer) == "abstain" or answer.answer.strip() == NOT_IN_DOCUMENTS
+    return answer.verdict.declined
 
 
 def sources_heading(answer: Answer) -> str:
