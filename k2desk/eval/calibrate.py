@@ -14,6 +14,10 @@ answer was decided from, so the fit needs no model: every checked short answer i
 by each candidate's thresholds.
 
 What is fitted, on the tune half's checked short answers:
+- ``check``: whether the model's own check is asked at all: only where it adds to the words'
+  support in telling its right answers from the rest (a logistic fit on the two gives it a
+  positive weight). Where it does not, ``support_min`` is fitted instead (the support that best
+  separates right answers from the rest, Youden's J) and an answer is kept on it or declined;
 - ``check_min``: the keeping score (check + support) that best separates right answers from the
   rest (wrong answers and near misses; Youden's J, ties to the higher bar);
 - ``against_weight``, ``against_min``: the decline line (check + weight × support), the weight
@@ -122,8 +126,14 @@ def checked(row: dict[str, Any]) -> bool:
 
 
 def decided(row: dict[str, Any], cal: Calibration) -> str:
-    """The row's outcome under ``cal``: a checked short answer decided again, any other as it was."""
-    return short_outcome(Signals.from_json(row["signals"]), cal) if checked(row) else row["outcome"]
+    """The row's outcome under ``cal``: a checked short answer decided again (without the model's
+    check where ``cal`` does not ask for it), any other as it was."""
+    if not checked(row):
+        return row["outcome"]
+    signals = Signals.from_json(row["signals"])
+    if not cal.check:
+        signals.verify = None
+    return short_outcome(signals, cal)
 
 
 def right(row: dict[str, Any], gold: str) -> bool:
@@ -165,6 +175,20 @@ def _logistic(x, y, steps: int = 20000):
     return w
 
 
+def check_weight(rows: list[dict[str, Any]], golds: dict[str, str]) -> float:
+    """How much the model's own check adds to the words' support in telling its right answers from
+    the rest (a logistic fit on the two; the check's weight in units of the support's). Zero or
+    less: its "yes" does not tell them apart, and asking it costs a model call for nothing."""
+    import numpy as np
+
+    x = np.array([[r["signals"]["verify"], r["signals"]["support"]] for r in rows], dtype=float)
+    y = np.array([float(r["answerable"] and right(r, golds[r["id"]])) for r in rows])
+    mean, std = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1)
+    w = _logistic(np.c_[(x - mean) / std, np.ones(len(x))], y)
+    support = w[1] / std[1]
+    return float((w[0] / std[0]) / support) if support > 1e-6 else 0.0
+
+
 def against_weight(rows: list[dict[str, Any]]) -> float:
     """The support's weight against the check's in a logistic fit of answerable questions against
     near misses (standardized signals, the weights brought back to the signals' own units)."""
@@ -198,6 +222,9 @@ def fit(rows: list[dict[str, Any]], golds: dict[str, str], reference: Calibratio
     done = [r for r in rows if checked(r) and (r["signals"].get("found_answer", True))]
     if len(done) < 10 or not any(not r["answerable"] for r in done) or not any(r["answerable"] for r in done):
         raise ValueError(f"too few checked answers to fit on ({len(done)}; at least 10, answerable and not)")
+    if check_weight(done, golds) <= 0:  # its check tells nothing: not asked; the words' support alone decides
+        keep = _best_cut([(r["signals"]["support"], r["answerable"] and right(r, golds[r["id"]])) for r in done])
+        return reference.with_values(check=False, support_min=round(keep, 4))
     keep = _best_cut([(r["signals"]["verify"] + r["signals"]["support"], r["answerable"] and right(r, golds[r["id"]]))
                       for r in done])
     weight = against_weight(done)

@@ -96,3 +96,20 @@ def test_asking_the_set_resumes_by_id_and_stops_when_told(tmp_path, models_dir):
     kept = [json.loads(line) for line in (tmp_path / "work" / C.ROWS).read_text().splitlines()]
     assert len(kept) == 3 and all(r["outcome"] in ("answered", "cautioned", "declined") for r in kept)
     assert all(isinstance(r["signals"], dict) and r["seconds"] > 0 for r in kept)
+
+
+def test_a_check_that_tells_nothing_is_not_asked_and_the_words_support_decides():
+    """A model whose "yes" does not follow its right answers (here: it says yes to its wrong ones)
+    gets no check: an answer is kept on its words' support (support_min fitted) or declined."""
+    rows, golds = rows_of()
+    for r in rows:
+        if "verify" in r["signals"]:
+            r["signals"]["verify"] = {True: -1.0, False: 1.5}[r["candidate"] == "Ada Lovelace"] + random.Random(r["id"]).uniform(-.3, .3)
+    tune = [r for r in rows if r["half"] == "tune"]
+    cal = C.fit(tune, golds)
+    assert not cal.check and cal.support_min != DEFAULTS.support_min and cal.check_min == DEFAULTS.check_min
+    done = [r for r in tune if C.checked(r)]
+    assert {C.decided(r, cal) for r in done} <= {"answered", "declined"}  # no caution without a check
+    kept = [r for r in done if C.decided(r, cal) == "answered"]
+    assert all(r["signals"]["support"] >= cal.support_min for r in kept)
+    assert sum(C.right(r, golds[r["id"]]) for r in kept) > len(kept) / 2
