@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--doc", action="append", metavar="PATH", help="ask about this document alone (repeatable)")
     s.add_argument("--thread", type=int, metavar="ID", help="continue this conversation (/threads lists them)")
 
+    s = sub.add_parser("mcp", parents=[common], help="serve collections to an assistant over the Model Context "
+                       "Protocol on stdio (Claude Desktop, VS Code, LM Studio: docs/mcp.md); search, fetch, ask, list_documents")
+    s.add_argument("--collection", "-c", action="append", help="a collection to serve (repeat; default: every one)")
+    s.add_argument("--method", default="k2rag", help="the method ask answers with (default k2rag)")
     s = sub.add_parser("serve", parents=[common], help="serve collections on a local OpenAI-compatible API "
                        "(chat completions with their sources, search, documents)")
     s.add_argument("--collection", "-c", action="append", metavar="NAME",

@@ -99,6 +99,24 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
         return run_chat(engine, args.method, documents, args.thread)
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """The collections as MCP tools over stdio: nothing but protocol messages on stdout."""
+    from k2desk.methods.registry import method_spec
+    from k2desk.serve.mcp_tools import run_stdio
+
+    collections = args.collection or (settings.list_collections() if not settings.store else [DEFAULT_COLLECTION])
+    if not settings.store:
+        missing = [c for c in collections if not settings.collection_path(c).is_file()]
+        if missing or not collections:
+            raise UsageError(f"no collection {(missing or ['default'])[0]!r} in {settings.collections_dir} "
+                             "(`k2desk index -c NAME PATH` makes one)")
+    method_spec(args.method)  # an unknown method: one line before the client connects
+    err.print(f"k2desk mcp: serving {', '.join(collections)} over stdio (Ctrl-D or the client closing it stops it)",
+              highlight=False)
+    run_stdio(settings, collections, args.method)
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from k2desk.serve import ServeOptions
     from k2desk.serve.server import Server, describe

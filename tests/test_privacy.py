@@ -132,3 +132,40 @@ def test_serve_connects_to_nothing_outside(strace, tmp_path, clean_env, embedder
     assert "stopped after 2 request(s)" in out, out + err
     found = outside_connects(log.read_text(errors="replace"))
     assert found == [], f"serve connected outside: {found[:3]}"
+
+
+def test_mcp_connects_to_nothing_outside(strace, tmp_path, clean_env, embedder, tiny_llm_path):
+    """`k2desk mcp` under strace: a client's JSON-RPC on its stdin (initialize, a search, an
+    answer), then the client goes; its connect() calls stay on this machine."""
+    folder = tmp_path / "docs"
+    shutil.copytree(FIXTURES / "mixed", folder)
+    k2desk = [sys.executable, "-m", "k2desk"]
+    assert subprocess.run([*k2desk, "index", str(folder)], env=clean_env, capture_output=True, timeout=600).returncode == 0
+    calls = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+             {"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "lighthouse"}}},
+             {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "ask", "arguments": {"question": "Who keeps the lighthouse?"}}}]
+    log = tmp_path / "strace-mcp.log"
+    proc = subprocess.Popen([strace, "-f", "-qq", "-e", "trace=connect", "-o", str(log), *k2desk, "mcp", "--method", "hybrid"],
+                            env=clean_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    answered = {}
+    try:
+        for call in calls:
+            proc.stdin.write(json.dumps(call) + "\n")
+            proc.stdin.flush()
+        while {1, 2, 3} - set(answered):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            message = json.loads(line)
+            answered[message.get("id")] = message
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert answered[2]["result"]["structuredContent"]["passages"] and answered[3]["result"]["structuredContent"]["answer"]
+    assert proc.returncode == 0
+    found = outside_connects(log.read_text(errors="replace"))
+    assert found == [], f"mcp connected outside: {found[:3]}"
