@@ -86,7 +86,8 @@ def role_calibration(settings: Settings, role: str = "reader") -> Calibration:
         path = store.resolve_llm(name)
     except ModelError:
         return DEFAULTS  # the model's own error comes when it is loaded, in its own words
-    key = ("calibration", str(path.resolve()), path.stat().st_mtime_ns, str(settings.home))
+    # read again when the model file or the home folder's records change (a calibration just fitted)
+    key = ("calibration", str(path.resolve()), path.stat().st_mtime_ns, str(settings.home), calibration.stamp(settings.home))
     with _shared_lock:
         if key not in _shared_models:
             _shared_models[key] = calibration.find(path, settings.home, store)

@@ -29,6 +29,14 @@ def user_dir(home: Path) -> Path:
     return Path(home) / "calibrations"
 
 
+def stamp(home: Path) -> int:
+    """Changes when a record is written to or removed from the home folder's calibrations."""
+    try:
+        return user_dir(home).stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _records(folder: Path) -> list[tuple[dict[str, Any], Path]]:
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:

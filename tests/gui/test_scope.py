@@ -216,6 +216,9 @@ def test_not_in_your_documents_lists_the_closest_passages(qtbot):
     scope = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
                  if tree.topLevelItem(i).text(0) == "Documents asked about")
     assert scope.text(1) == "observatory.html, river-ferry.txt" and scope.childCount() == 2
+    verdict = next(tree.topLevelItem(i) for i in range(tree.topLevelItemCount())
+                   if tree.topLevelItem(i).text(0).startswith("Verdict"))
+    assert verdict.text(1) == "declined: the passages do not mention painted"  # how the answer was found: the decision
 
     column = MethodColumn(METHOD_NAMES, "k2rag", optional=False)
     qtbot.addWidget(column)

@@ -66,3 +66,16 @@ def test_the_engine_checks_answers_where_the_readers_calibration_has_the_check(m
     assert verify_answers(replace(tiny, verify_answers="on"))
     served = replace(tiny, llm_url="http://127.0.0.1:9")
     assert role_calibration(served) is DEFAULTS and not verify_answers(served)
+
+
+def test_a_record_fitted_while_the_app_runs_is_read_at_once(model_store, models_dir, tmp_path, monkeypatch):
+    from k2desk.engine import role_calibration, verify_answers
+
+    monkeypatch.setattr("k2desk.runtime.models.user_stamps_path", lambda: tmp_path / "cache" / "verified.json")
+    own = tmp_path / "mine.gguf"
+    shutil.copyfile(model_store.path_of(model_store.entry("smollm2-135m")), own)
+    settings = Settings(home=tmp_path / "home", models_dir=models_dir, llm=str(own), reader_llm="", check_llm="")
+    assert role_calibration(settings) is DEFAULTS and not verify_answers(settings)
+    calibration.save(calibration.record(replace(DEFAULTS, check=True), "mine", sha256_file(own), own.stat().st_size,
+                                        "k2desk's calibration set", {}), settings.home)
+    assert role_calibration(settings).model == "mine" and verify_answers(settings)

@@ -86,6 +86,10 @@ class TracePanel(QWidget):
                             f" · {len(answer.sources)} sources")
         timing = self._add(None, "Time taken", {k: f"{v:.3f} s" for k, v in answer.timings.items()})
         timing.setText(1, f"{total:.2f} s")
+        verdict = answer.verdict  # answered, cautioned or declined, why, and whose thresholds decided it
+        self._add(None, "Verdict (k2desk.verdict)", verdict.to_json()).setText(
+            1, verdict.outcome + (f": {verdict.reason}" if verdict.reason else "")
+            + (f" (calibration: {verdict.calibration})" if verdict.calibration else ""))
         trace = answer.trace or {}
         ordered = [k for k in KNOWN if k in trace] + [k for k in trace if k not in KNOWN]
         for key in ordered:
