@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -218,8 +218,10 @@ class SettingsDialog(QDialog):
                 item.setEnabled(False)
                 continue
             facts = " ".join(x for x in (f.architecture, f.params_text(), f.quantization) if x)
-            self.model.addItem(f"{f.name}  —  {f.app}, {facts}, {f.size / 2**30:.1f} GiB{calibrated_note(self.settings, f.path)}",
-                               f.path)
+            context = f"{f.context_length:,} ctx" + ("" if f.chat_template else ", no chat template")
+            self.model.addItem(f"{f.name}  —  {f.app}, {facts}, {context}, {f.size / 2**30:.1f} GiB"
+                               f"{calibrated_note(self.settings, f.path)}", f.path)
+            self.model.setItemData(self.model.count() - 1, f.path, Qt.ItemDataRole.ToolTipRole)
 
     def _calibrate(self) -> None:
         if not self.llm_url.text().strip():
