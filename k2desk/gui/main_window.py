@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.calibration = QLabel("")  # the reading model and whose thresholds decide its verdicts
         self.statusBar().addPermanentWidget(self.calibration)
         self.calibrating = QProgressBar()  # a calibration running in the background, with its Cancel
-        self.calibrating.setMaximumWidth(180)
+        self.calibrating.setMinimumWidth(280)
         self.calibrating.setFormat("calibrating %v/%m")
         self.calibrate_cancel = QPushButton("Cancel")
         self.calibrate_cancel.clicked.connect(lambda: self.calibrate_job.cancel() if self.calibrate_job else None)
@@ -708,18 +708,21 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("a calibration is already running", 8000)
             return
         worker = CalibrateWorker(self.settings, model)
+        self.calibrating.setFormat(f"calibrating {Path(model).stem[:18]} %v/%m")
         worker.progress.connect(self._calibration_progress)
         worker.finished.connect(self._calibration_done)
         worker.failed.connect(self._calibration_failed)
-        worker.done.connect(self._calibration_ended)
         self.calibrating.setRange(0, 0)
         self.calibrating.show()
         self.calibrate_cancel.show()
-        self.calibrate_job = Job(worker).start()
+        self.calibrate_job = Job(worker)
+        self.calibrate_job.thread.finished.connect(self._calibration_ended)
+        self.calibrate_job.start()
 
     @Slot(str, int, int)
     def _calibration_progress(self, stage: str, done: int, total: int) -> None:
-        self.calibrating.setFormat(("calibrating" if stage == "calibrate" else stage) + " %v/%m")
+        name = Path(self.calibrate_job.worker.model).stem[:18] if self.calibrate_job else ""
+        self.calibrating.setFormat(f"{'calibrating' if stage == 'calibrate' else stage} {name} %v/%m")
         self.calibrating.setRange(0, max(total, 1))
         self.calibrating.setValue(done)
 
@@ -738,6 +741,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _calibration_ended(self) -> None:
+        self._retire(self.calibrate_job)
         self.calibrating.hide()
         self.calibrate_cancel.hide()
         self.calibrate_job = None
@@ -751,8 +755,8 @@ class MainWindow(QMainWindow):
             self.calibration.setText("")
             self.calibration.setToolTip(first_line(str(exc)))
             return
-        name = Path(self.settings.llm_url or reader_llm_name(self.settings)).name
-        self.calibration.setText(f"{name} · {'calibrated' if calibrated else 'uncalibrated: conservative defaults'}")
+        # the status line before it names the model ("… · answers with qwen2.5-coder-1.5b")
+        self.calibration.setText(f"· {'calibrated' if calibrated else 'uncalibrated: conservative defaults'}")
         self.calibration.setToolTip(note)
 
     # -- window ------------------------------------------------------------------------

@@ -104,6 +104,7 @@ def test_calibrate_runs_in_the_background_with_progress_cancel_and_its_result(qt
 
 
 def test_the_model_line_in_the_status_bar_says_whether_it_is_calibrated(window, models_dir):
-    assert window.calibration.text() == "smollm2-135m · uncalibrated: conservative defaults"
+    assert window.calibration.text() == "· uncalibrated: conservative defaults"
+    assert window.calibration.toolTip().startswith("smollm2-135m: no calibration")
     window.apply_settings(replace(window.settings, llm="qwen2.5-coder-0.5b", reader_llm="auto"))
-    assert window.calibration.text() == "qwen2.5-coder-1.5b · calibrated"
+    assert window.calibration.text() == "· calibrated" and window.calibration.toolTip().startswith("qwen2.5-coder-1.5b")
