@@ -158,8 +158,16 @@ class Tools:
     def ask(self, question: str, collection: Optional[str], documents: Sequence[str],
             progress: Callable[[str, int, int], None], cancel: CancelToken) -> AskResult:
         name = self.collection(collection)
+        written = [0]
+
+        def on_token(token: str) -> None:  # the answer as it is written: the step a person waits on
+            written[0] += 1
+            progress("writing the answer", written[0], 0)
+
         with self._answering, self.engine(name) as engine:
-            answer = engine.ask(question, method=self.method, progress=progress, cancel=cancel, documents=list(documents))
+            progress("reading the passages", 0, 1)
+            answer = engine.ask(question, method=self.method, progress=progress, cancel=cancel, documents=list(documents),
+                                on_token=on_token)
             return AskResult(collection=name, answer=answer.answer, outcome=answer.outcome, reason=answer.reason,
                              caution=answer.caution, sources=[self.passage(name, s, engine) for s in answer.sources],
                              method=answer.method, seconds=round(answer.timings.get("total", 0.0), 3))
@@ -233,7 +241,8 @@ def build_server(settings: Settings, collections: Sequence[str], method: str = "
         def progress(stage: str, done: int, total: int) -> None:
             steps[0] += 1
             try:
-                anyio.from_thread.run(ctx.report_progress, steps[0], None, f"{stage} {done}/{total}")
+                message = f"{stage} {done}/{total}" if total else f"{stage}: {done} tokens"
+                anyio.from_thread.run(ctx.report_progress, steps[0], None, message)
             except Exception:  # noqa: BLE001 - a client gone away does not stop the answer
                 pass
 
