@@ -62,6 +62,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import k2desk  # noqa: E402,F401  (the privacy switches first)
 from k2desk.config import Settings  # noqa: E402
 from k2desk.engine import Engine  # noqa: E402
+from k2desk.eval.calibrate import logistic  # noqa: E402  (the fit `k2desk models calibrate` makes)
 from k2desk.eval.metrics import strict_match  # noqa: E402
 
 COLLECTION = "person"
@@ -340,17 +341,6 @@ def shares(rows: list[dict], qs: dict, score: dict[str, float], bar: float) -> s
     ans = [r for r in rows if qs[r["id"]].answerable]
     near = [r for r in rows if not qs[r["id"]].answerable]
     return f"{declined_share(ans, score, bar):.0%} / {declined_share(near, score, bar):.0%}"
-
-
-def logistic(x, y, steps: int = 20000):
-    """Weights (one per column, the last column being ones) of a lightly regularized logistic fit."""
-    import numpy as np
-
-    w = np.zeros(x.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-x @ w))
-        w += 0.05 * (x.T @ (y - p) / len(y) - 0.001 * w)
-    return w
 
 
 def standardized(x, mean=None, std=None):

@@ -164,7 +164,7 @@ def tally(rows: list[dict[str, Any]], golds: dict[str, str], cal: Calibration) -
     return t
 
 
-def _logistic(x, y, steps: int = 20000):
+def logistic(x, y, steps: int = 20000):
     """Weights (one per column, the last column being ones) of a lightly regularized logistic fit."""
     import numpy as np
 
@@ -175,33 +175,33 @@ def _logistic(x, y, steps: int = 20000):
     return w
 
 
-def check_weight(rows: list[dict[str, Any]], golds: dict[str, str]) -> float:
-    """How much the model's own check adds to the words' support in telling its right answers from
-    the rest (a logistic fit on the two; the check's weight in units of the support's). Zero or
-    less: its "yes" does not tell them apart, and asking it costs a model call for nothing."""
+def _unit_weights(rows: list[dict[str, Any]], positive: Callable[[dict[str, Any]], bool]) -> tuple[float, float]:
+    """The logistic weights of (verify, support) telling ``positive`` rows from the rest, in each
+    signal's own units (fitted on standardized signals)."""
     import numpy as np
 
     x = np.array([[r["signals"]["verify"], r["signals"]["support"]] for r in rows], dtype=float)
-    y = np.array([float(r["answerable"] and right(r, golds[r["id"]])) for r in rows])
+    y = np.array([float(positive(r)) for r in rows])
     mean, std = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1)
-    w = _logistic(np.c_[(x - mean) / std, np.ones(len(x))], y)
-    support = w[1] / std[1]
-    return float((w[0] / std[0]) / support) if support > 1e-6 else 0.0
+    w = logistic(np.c_[(x - mean) / std, np.ones(len(x))], y)
+    return float(w[0] / std[0]), float(w[1] / std[1])
+
+
+def check_weight(rows: list[dict[str, Any]], golds: dict[str, str]) -> float:
+    """How much the model's own check adds to the words' support in telling its right answers from
+    the rest (the check's weight in units of the support's). Zero or less: its "yes" does not tell
+    them apart, and asking it costs a model call for nothing."""
+    check, support = _unit_weights(rows, lambda r: r["answerable"] and right(r, golds[r["id"]]))
+    return check / support if support > 1e-6 else 0.0
 
 
 def against_weight(rows: list[dict[str, Any]]) -> float:
     """The support's weight against the check's in a logistic fit of answerable questions against
-    near misses (standardized signals, the weights brought back to the signals' own units)."""
-    import numpy as np
-
-    x = np.array([[r["signals"]["support"], r["signals"]["verify"]] for r in rows], dtype=float)
-    y = np.array([float(r["answerable"]) for r in rows])
-    mean, std = x.mean(0), np.where(x.std(0) > 0, x.std(0), 1)
-    w = _logistic(np.c_[(x - mean) / std, np.ones(len(x))], y)
-    check = w[1] / std[1]
+    near misses."""
+    check, support = _unit_weights(rows, lambda r: r["answerable"])
     if check <= 1e-6:  # the model's check does not tell them apart: the words' support alone decides
         return 100.0
-    return float(max(0.0, (w[0] / std[0]) / check))
+    return max(0.0, support / check)
 
 
 def _best_cut(scores: list[tuple[float, bool]]) -> float:
