@@ -89,6 +89,7 @@ from k2desk.store.sparse import SparseIndex
 from k2desk.text.values import completable, normal_values, with_full_date, with_unit
 from k2desk.verdict import (
     DEFAULTS,
+    OUTCOMES,
     Calibration,
     Signals,
     Verdict,
@@ -445,7 +446,7 @@ class Checked:
         return short_outcome(self.signals(), cal)
 
     def rank(self, cal: Calibration) -> int:
-        return Verdict(self.outcome(cal)).rank()
+        return OUTCOMES.index(self.outcome(cal))
 
     def to_trace(self) -> dict[str, Any]:
         out: dict[str, Any] = {"answer_support": self.support.to_trace()}
