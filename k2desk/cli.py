@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "Protocol on stdio (Claude Desktop, VS Code, LM Studio: docs/mcp.md); search, fetch, ask, list_documents")
     s.add_argument("--collection", "-c", action="append", help="a collection to serve (repeat; default: every one)")
     s.add_argument("--method", default="k2rag", help="the method ask answers with (default k2rag)")
+    s.add_argument("--allow-index", action="append", default=[], type=Path, metavar="FOLDER",
+                   help="offer an index tool for files under this folder (repeatable); default: no tool writes")
     s = sub.add_parser("serve", parents=[common], help="serve collections on a local OpenAI-compatible API "
                        "(chat completions with their sources, search, documents)")
     s.add_argument("--collection", "-c", action="append", metavar="NAME",

@@ -103,6 +103,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """The collections as MCP tools over stdio: nothing but protocol messages on stdout."""
     from k2desk.methods.registry import method_spec
     from k2desk.serve.mcp_tools import run_stdio
+    from k2desk.serve.options import index_folders
 
     collections = args.collection or (settings.list_collections() if not settings.store else [DEFAULT_COLLECTION])
     if not settings.store:
@@ -111,9 +112,12 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
             raise UsageError(f"no collection {(missing or ['default'])[0]!r} in {settings.collections_dir} "
                              "(`k2desk index -c NAME PATH` makes one)")
     method_spec(args.method)  # an unknown method: one line before the client connects
+    folders = index_folders(args.allow_index)
     err.print(f"k2desk mcp: serving {', '.join(collections)} over stdio (Ctrl-D or the client closing it stops it)",
               highlight=False)
-    run_stdio(settings, collections, args.method)
+    if folders:
+        err.print(f"  the index tool may index under: {', '.join(map(str, folders))}", highlight=False)
+    run_stdio(settings, collections, args.method, folders)
     return 0
 
 

@@ -7,7 +7,8 @@
 # Both use the bundled models and embedder (no repository models, no network). The bundle's doctor
 # must list every model the install answers with as present and ask for no network command, and
 # its answer to the README's demo question must name the install's models (ask --json "models");
-# `k2desk serve` from the bundle answers it too through the OpenAI-compatible API, with its source.
+# `k2desk serve` from the bundle answers it too through the OpenAI-compatible API, with its source,
+# and `k2desk mcp` from the bundle answers one search and one ask through the official MCP client.
 #   K2DESK_BUNDLE=onedir|deb            what to build and check (default: onedir); deb (as root: it
 #                                       installs) builds the one-dir bundle and the Linux package
 #                                       (scripts/build_deb.sh), installs it with dpkg, runs the checks
@@ -173,6 +174,37 @@ EOF
   kill -TERM "$serve_pid"
   wait "$serve_pid" || { echo "  serve did not stop cleanly:"; cat "$work/serve.err"; exit 1; }
   grep -q "k2desk serve stopped after 1 request" "$work/serve.out" || { cat "$work/serve.out" "$work/serve.err"; exit 1; }
+  # `k2desk mcp` from the bundle, started as an assistant starts it: the official MCP client (the
+  # install's SDK) over stdio, one search and one ask with their sources
+  .venv/bin/python - "$exe" "$work/demo-home" "$THREADS" "$DEMO_QUESTION" "$LITE" <<'EOF'
+import os, sys, time
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+exe, home, threads, question, lite = sys.argv[1:]
+env = {k: v for k, v in os.environ.items() if k not in ("K2DESK_MODELS", "K2DESK_HOME")}
+params = StdioServerParameters(command=exe, args=["--home", home, "--threads", threads, "mcp"], env=env)
+
+async def main():
+    with anyio.fail_after(900):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            t0 = time.monotonic()
+            found = await session.call_tool("search", {"query": "Lindenfeld Solar Cooperative chair"})
+            t1 = time.monotonic()
+            asked = await session.call_tool("ask", {"question": question})
+            return found, asked, t1 - t0, time.monotonic() - t1
+
+found, asked, searched, answered = anyio.run(main)
+first = found.structured_content["passages"][0]["document"].rsplit("/", 1)[-1]
+answer = asked.structured_content
+sources = [s["document"].rsplit("/", 1)[-1] for s in answer["sources"]]
+print(f"  mcp: search {searched:.2f} s, first passage {first}; ask {answered:.1f} s: {answer['answer'][:60]!r} "
+      f"({answer['outcome']}), sources {sources}")
+assert not found.is_error and first == "solar-cooperative.md", found
+assert not asked.is_error and "solar-cooperative.md" in sources, answer
+assert lite == "1" or ("Henrike Albers" in answer["answer"] and answer["outcome"] == "answered"), answer
+EOF
   for probe in "Who signed the supply agreement for the Supplier?|agreement-scan.pdf|p. 2" \
                "What was the quarterly revenue?|board.pptx|slide 2"; do
     IFS='|' read -r question file where <<<"$probe"

@@ -1,10 +1,12 @@
 """The routes of `k2desk serve` (Starlette): models, chat completions (whole and streamed, with
-their sources), search without the model, the documents, health. Every answer runs on the one
-worker of ``jobs``; search and the document list read the collection beside it."""
+their sources), search without the model, the documents, health, and the Model Context Protocol
+at ``/mcp`` (Streamable HTTP). Every answer runs on the one worker of ``jobs`` (an MCP ask or index
+queues there too); search and the document list read the collection beside it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sys
@@ -32,6 +34,7 @@ from k2desk.methods.registry import METHOD_NAMES
 from k2desk.serve import wire
 from k2desk.serve.guard import Guard
 from k2desk.serve.jobs import DONE, Job, JobQueue, QueueFull
+from k2desk.serve.mcp_tools import Tools, build_server
 from k2desk.serve.options import TOP_K_MAX, ServeOptions
 from k2desk.serve.wire import WireError
 
@@ -93,6 +96,35 @@ class Service:
             raise WireError(404, f"no method {method!r}; the methods are {', '.join(METHOD_NAMES)}", "model_not_found",
                             "model")
         return collection, method
+
+
+class ServedTools(Tools):
+    """The MCP tools on the server's engines: reading beside the worker, a model job (an ask, an
+    index) queued on the one worker behind the OpenAI API's, dropped when its call is cancelled."""
+
+    WAIT_STEP = 0.1  # seconds between looks at a waiting call's cancel token
+
+    def __init__(self, service: Service) -> None:
+        options = service.options
+        super().__init__(service.settings, options.collections, options.method, options.allow_index)
+        self.service = service
+
+    def read(self, collection: str, work: Callable[[Any], Any]) -> Any:
+        return self.service.read(collection, work)
+
+    def model_job(self, collection: str, work: Callable[[Any, Any], Any], cancel: Any) -> Any:
+        loop = anyio.from_thread.run_sync(asyncio.get_running_loop)
+        try:
+            job = self.service.jobs.submit(lambda job: work(self.service.engine(collection), job.cancel), loop)
+        except QueueFull as exc:  # the tool's error, said as the OpenAI API's 429 says it
+            raise K2Error(str(exc)) from None
+        while not job.finished.wait(self.WAIT_STEP):
+            if cancel.cancelled:
+                self.service.jobs.drop(job)
+                raise Cancelled("cancelled by the client")
+        if job.error is not None:
+            raise job.error
+        return job.result
 
 
 def count_documents(engine: Engine) -> int:
@@ -299,12 +331,44 @@ def make_app(service: Service) -> Starlette:
               Route("/v1/documents", guarded(index), methods=["POST"]),
               Route("/v1/search", guarded(search), methods=["POST"]),
               Route("/v1/chat/completions", guarded(chat), methods=["POST"])]
+    mcp = MCPEndpoint(service)
+    routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     middleware = []
     if options.allow_origins:
         middleware.append(Middleware(CORSMiddleware, allow_origins=options.allow_origins, allow_methods=["GET", "POST"],
                                      allow_headers=["Authorization", "Content-Type"]))
-    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: not_found})
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={HTTPException: not_found},
+                    lifespan=mcp.lifespan)
     return Guard(app, options)  # type: ignore[return-value]
+
+
+class MCPEndpoint:
+    """The MCP server's Streamable HTTP transport as one ASGI route (its requests answered counted
+    with the server's), and the lifespan its session manager needs. The Guard in front checks
+    Host, Origin, token, JSON and size for it as for every route, so the SDK's own Host / Origin
+    check (fixed to loopback names) is off; its body limit stays, at the server's."""
+
+    def __init__(self, service: Service) -> None:
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        self.service = service
+        self.server = build_server(ServedTools(service))
+        self.server.streamable_http_app(streamable_http_path="/mcp", max_request_body_size=service.options.body_max,
+                                        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        self.manager = self.server.session_manager
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable, send: Callable) -> None:
+        async def counted(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 200 and scope["method"] == "POST":
+                self.service.served += 1  # a JSON-RPC request answered (a notification's 202 is not one)
+            await send(message)
+
+        await self.manager.asgi_app(scope, receive, counted)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> AsyncIterator[None]:
+        async with self.manager.run():
+            yield
 
 
 async def until_done(request: Request, service: Service, job: Job) -> Any:

@@ -14,10 +14,15 @@ acts on:
   while it reads, and a cancelled request stops the model between tokens;
 - ``list_documents(collection?)``: what a collection holds and how each document was read.
 
-Each document is also a resource, ``k2desk://<collection>/documents/<id>``. Nothing writes: no
-tool indexes or removes. Every call opens its own ``Engine`` in a worker thread (models are shared
-by the process); one answer is written at a time. While serving stdio, the SDK points fd 1 at
-stderr, so nothing but protocol messages reaches stdout (llama.cpp's own lines included).
+Each document is also a resource, ``k2desk://<collection>/documents/<id>``. Nothing writes unless
+the person started the server with ``--allow-index FOLDER``: then an ``index(paths)`` tool indexes
+files under those folders, and nothing else.
+
+Two homes: `k2desk mcp` over stdio (``Tools``: an ``Engine`` per call in a worker thread, models
+shared by the process, one model job at a time; while serving stdio the SDK points fd 1 at stderr,
+so nothing but protocol messages reaches stdout, llama.cpp's own lines included), and `k2desk
+serve`'s ``/mcp`` over Streamable HTTP (``serve.app.ServedTools``: the model jobs queue behind the
+OpenAI API's on the server's one worker).
 """
 
 from __future__ import annotations
@@ -28,13 +33,14 @@ from typing import Any, Callable, Optional, Sequence
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from pydantic import BaseModel, Field
 
 from k2desk import __version__
 from k2desk.config import Settings
 from k2desk.errors import Cancelled, K2Error
 from k2desk.progress import CancelToken
+from k2desk.serve.options import may_index
 from k2desk.types import Source
 
 QUERY_MAX = 2000  # characters of a query or question
@@ -99,15 +105,33 @@ class DocumentList(BaseModel):
     documents: list[DocumentInfo]
 
 
+class Failure(BaseModel):
+    document: str
+    reason: str
+
+
+class IndexResult(BaseModel):
+    collection: str
+    summary: str = Field(description="one line: what happened to each document")
+    added: list[str]
+    updated: list[str]
+    skipped: list[str] = Field(description="unchanged since they were last indexed")
+    failed: list[Failure]
+    cancelled: bool = False
+
+
 class Tools:
     """What the tools do, synchronously and off the event loop (``MCPServer`` calls them in a
-    worker thread); ``collections``: the ones served, the first the default."""
+    worker thread); ``collections``: the ones served, the first the default; ``allow_index``: the
+    folders the index tool may read (none: no index tool)."""
 
-    def __init__(self, settings: Settings, collections: Sequence[str], method: str = "k2rag") -> None:
+    def __init__(self, settings: Settings, collections: Sequence[str], method: str = "k2rag",
+                 allow_index: Sequence[Path] = ()) -> None:
         self.settings = settings
         self.collections = list(collections) or ["default"]
         self.method = method
-        self._answering = threading.Lock()  # one answer at a time: two LLM jobs on a CPU are ten times slower each
+        self.allow_index = list(allow_index)
+        self._model_job = threading.Lock()  # one model job at a time: two LLM jobs on a CPU are ten times slower each
 
     def collection(self, name: Optional[str]) -> str:
         chosen = name or self.collections[0]
@@ -115,11 +139,22 @@ class Tools:
             raise ValueError(f"unknown collection {chosen!r}; this server serves {', '.join(self.collections)}")
         return chosen
 
-    def engine(self, collection: str):
+    # -- where the work runs (``serve`` runs it on its own engines and worker) ------------------
+    def read(self, collection: str, work: Callable[[Any], Any]) -> Any:
+        """``work(engine)`` for what needs no model: search, fetch, lists."""
         from k2desk.engine import Engine
 
-        return Engine(self.settings, collection)
+        with Engine(self.settings, collection) as engine:
+            return work(engine)
 
+    def model_job(self, collection: str, work: Callable[[Any, CancelToken], Any], cancel: CancelToken) -> Any:
+        """``work(engine, cancel)`` for what runs a model (an answer, indexing), one at a time."""
+        from k2desk.engine import Engine
+
+        with self._model_job, Engine(self.settings, collection) as engine:
+            return work(engine, cancel)
+
+    # -- the tools ----------------------------------------------------------------------------
     def passage(self, collection: str, source: Source, engine) -> Passage:
         doc = engine.document(source.document)
         return Passage(id=f"passage:{collection}:{source.chunk_id}", document=source.document,
@@ -129,9 +164,12 @@ class Tools:
 
     def search(self, query: str, collection: Optional[str], documents: Sequence[str], limit: int) -> SearchResult:
         name = self.collection(collection)
-        with self.engine(name) as engine:
+
+        def work(engine) -> SearchResult:
             found = engine.search(query, k=limit, documents=list(documents))
             return SearchResult(collection=name, passages=[self.passage(name, s, engine) for s in found])
+
+        return self.read(name, work)
 
     def fetch(self, id: str) -> Fetched:
         kind, _, rest = id.partition(":")
@@ -140,10 +178,10 @@ class Tools:
             raise ValueError(f"not an id of this server: {id[:80]!r} (passage:<collection>:<n> or document:<collection>:<n>, "
                              "as search and list_documents give them)")
         name = self.collection(collection)
-        with self.engine(name) as engine:
+
+        def work(engine) -> Fetched:
             if kind == "passage":
-                chunks = engine.docs.chunks([int(number)])
-                chunk = chunks.get(int(number))
+                chunk = engine.docs.chunks([int(number)]).get(int(number))
                 if chunk is None:
                     raise ValueError(f"no passage {id!r} in collection {name!r}")
                 return Fetched(id=id, kind=kind, collection=name, document=chunk.document, title=chunk.title,
@@ -155,6 +193,8 @@ class Tools:
             return Fetched(id=id, kind=kind, collection=name, document=doc.key, title=doc.title, text=text[:TEXT_MAX],
                            truncated=len(text) > TEXT_MAX)
 
+        return self.read(name, work)
+
     def ask(self, question: str, collection: Optional[str], documents: Sequence[str],
             progress: Callable[[str, int, int], None], cancel: CancelToken) -> AskResult:
         name = self.collection(collection)
@@ -164,7 +204,7 @@ class Tools:
             written[0] += 1
             progress("writing the answer", written[0], 0)
 
-        with self._answering, self.engine(name) as engine:
+        def work(engine, cancel: CancelToken) -> AskResult:
             progress("reading the passages", 0, 1)
             answer = engine.ask(question, method=self.method, progress=progress, cancel=cancel, documents=list(documents),
                                 on_token=on_token)
@@ -172,20 +212,37 @@ class Tools:
                              caution=answer.caution, sources=[self.passage(name, s, engine) for s in answer.sources],
                              method=answer.method, seconds=round(answer.timings.get("total", 0.0), 3))
 
+        return self.model_job(name, work, cancel)
+
     def list_documents(self, collection: Optional[str]) -> DocumentList:
         from k2desk.ingest.document import reading_note
 
         name = self.collection(collection)
-        with self.engine(name) as engine:
-            return DocumentList(collection=name, documents=[
-                DocumentInfo(id=f"document:{name}:{d.id}", document=d.key, title=d.title, kind=d.kind, status=d.status,
-                             passages=d.n_chunks, read_as=reading_note(d.meta) or "text", error=d.error or "")
-                for d in engine.documents()])
+        return self.read(name, lambda engine: DocumentList(collection=name, documents=[
+            DocumentInfo(id=f"document:{name}:{d.id}", document=d.key, title=d.title, kind=d.kind, status=d.status,
+                         passages=d.n_chunks, read_as=reading_note(d.meta) or "text", error=d.error or "")
+            for d in engine.documents()]))
+
+    def index(self, paths: Sequence[str], collection: Optional[str], progress: Callable[[str, int, int], None],
+              cancel: CancelToken) -> IndexResult:
+        name = self.collection(collection)
+        outside = [p for p in paths if not may_index(p, self.allow_index)]
+        if outside:
+            raise ValueError(f"{outside[0]!r} is not under a folder this server may index "
+                             f"({', '.join(map(str, self.allow_index))})")
+
+        def work(engine, cancel: CancelToken) -> IndexResult:
+            report = engine.index(list(paths), progress=progress, cancel=cancel)
+            return IndexResult(collection=name, summary=report.summary(), added=report.added, updated=report.updated,
+                               skipped=report.skipped, cancelled=report.cancelled,
+                               failed=[Failure(document=d, reason=r) for d, r in report.failed + report.unsupported])
+
+        return self.model_job(name, work, cancel)
 
 
-def build_server(settings: Settings, collections: Sequence[str], method: str = "k2rag") -> MCPServer:
-    """The MCPServer with k2desk's tools and document resources over ``collections``."""
-    tools = Tools(settings, collections, method)
+def build_server(tools: Tools) -> MCPServer:
+    """The MCPServer with k2desk's tools (the index tool only where folders are allowed) and
+    document resources."""
     server = MCPServer("k2desk", title="k2desk: your documents", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
 
@@ -203,6 +260,22 @@ def build_server(settings: Settings, collections: Sequence[str], method: str = "
         except (K2Error, ValueError) as exc:
             raise ToolError(str(exc)) from exc
 
+    def reporter(ctx: Context) -> Callable[[str, int, int], None]:
+        """A ``Progress`` callable from any thread (the worker, or `serve`'s model worker) that
+        sends the request's progress notifications; a client gone away does not stop the work."""
+        loop = anyio.lowlevel.current_token()
+        steps = [0]
+
+        def progress(stage: str, done: int, total: int) -> None:
+            steps[0] += 1
+            try:
+                message = f"{stage} {done}/{total}" if total else f"{stage}: {done} tokens"
+                anyio.from_thread.run(ctx.report_progress, steps[0], None, message, token=loop)
+            except Exception:  # noqa: BLE001
+                pass
+
+        return progress
+
     def bounded(text: str, what: str) -> str:
         text = (text or "").strip()
         if not text:
@@ -211,9 +284,9 @@ def build_server(settings: Settings, collections: Sequence[str], method: str = "
             raise ToolError(f"{what} is longer than {QUERY_MAX} characters")
         return text
 
-    def few(documents: Optional[list[str]]) -> list[str]:
+    def few(documents: Optional[list[str]], what: str = "documents") -> list[str]:
         if documents and len(documents) > DOCUMENTS_MAX:
-            raise ToolError(f"at most {DOCUMENTS_MAX} documents per call")
+            raise ToolError(f"at most {DOCUMENTS_MAX} {what} per call")
         return list(documents or [])
 
     @server.tool(description="Search the person's documents for passages about a query, without any language model "
@@ -236,16 +309,7 @@ def build_server(settings: Settings, collections: Sequence[str], method: str = "
     async def ask(question: str, ctx: Context, collection: Optional[str] = None,
                   documents: Optional[list[str]] = None) -> AskResult:
         question, docs = bounded(question, "question"), few(documents)
-        steps = [0]
-
-        def progress(stage: str, done: int, total: int) -> None:
-            steps[0] += 1
-            try:
-                message = f"{stage} {done}/{total}" if total else f"{stage}: {done} tokens"
-                anyio.from_thread.run(ctx.report_progress, steps[0], None, message)
-            except Exception:  # noqa: BLE001 - a client gone away does not stop the answer
-                pass
-
+        progress = reporter(ctx)
         return await off_loop(lambda token: tools.ask(question, collection, docs, progress, token))
 
     @server.tool(description="List the documents of a collection: their ids (for fetch), titles, kinds, whether they "
@@ -253,14 +317,29 @@ def build_server(settings: Settings, collections: Sequence[str], method: str = "
     async def list_documents(collection: Optional[str] = None) -> DocumentList:
         return await off_loop(lambda token: tools.list_documents(collection))
 
+    if tools.allow_index:
+        @server.tool(description="Index files or folders into a collection so they can be searched and asked about: "
+                     "only under the folders the person allowed (" + ", ".join(map(str, tools.allow_index)) + "). "
+                     "Unchanged files are skipped. Minutes on a CPU; progress is reported and it can be cancelled.")
+        async def index(paths: list[str], ctx: Context, collection: Optional[str] = None) -> IndexResult:
+            wanted = [bounded(p, "a path") for p in few(paths, "paths")]
+            if not wanted:
+                raise ToolError("name at least one file or folder")
+            progress = reporter(ctx)
+            return await off_loop(lambda token: tools.index(wanted, collection, progress, token))
+
     @server.resource("k2desk://{collection}/documents/{number}", name="document", mime_type="text/plain",
                      description="A document of a collection, as k2desk read it (its text)")
     async def document(collection: str, number: str) -> str:
-        return (await off_loop(lambda token: tools.fetch(f"document:{collection}:{number}"))).text
+        try:
+            return (await off_loop(lambda token: tools.fetch(f"document:{collection}:{number}"))).text
+        except ToolError as exc:  # an id that is not there: the client's error, said in one line
+            raise ResourceNotFoundError(str(exc)) from None
 
     return server
 
 
-def run_stdio(settings: Settings, collections: Sequence[str], method: str = "k2rag") -> None:
+def run_stdio(settings: Settings, collections: Sequence[str], method: str = "k2rag",
+              allow_index: Sequence[Path] = ()) -> None:
     """Serve over stdio until the client closes it."""
-    build_server(settings, collections, method).run()
+    build_server(Tools(settings, collections, method, allow_index)).run()

@@ -27,6 +27,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def index_folders(folders: list[Path]) -> list[Path]:
+    """The folders given to --allow-index, resolved; one line for one that is not a folder."""
+    resolved = []
+    for folder in folders:
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            raise UsageError(f"--allow-index {folder}: not a folder")
+        resolved.append(path)
+    return resolved
+
+
+def may_index(path: str, folders: list[Path]) -> bool:
+    """Whether ``path`` lies under one of ``folders`` (resolved: no way out through .. or a link)."""
+    target = Path(path).expanduser().resolve()
+    return any(target == f or f in target.parents for f in folders)
+
+
 @dataclass
 class ServeOptions:
     collections: list[str]
@@ -57,21 +74,23 @@ class ServeOptions:
             if origin == "*" or "://" not in origin:
                 raise UsageError(f"--allow-origin {origin!r}: name an origin as a browser sends it, "
                                  "e.g. http://localhost:3000 (no wildcard)")
-        folders = []
-        for folder in self.allow_index:
-            path = Path(folder).expanduser().resolve()
-            if not path.is_dir():
-                raise UsageError(f"--allow-index {folder}: not a folder")
-            folders.append(path)
-        self.allow_index = folders
+        self.allow_index = index_folders(self.allow_index)
         return self
 
     def may_index(self, path: str) -> bool:
         """Whether a request may index ``path``: it lies under a folder given to --allow-index."""
-        target = Path(path).expanduser().resolve()
-        return any(target == f or f in target.parents for f in self.allow_index)
+        return may_index(path, self.allow_index)
+
+    @property
+    def root_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def base_url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/v1"
+        return f"{self.root_url}/v1"
+
+    @property
+    def mcp_url(self) -> str:
+        """The Model Context Protocol's Streamable HTTP address."""
+        return f"{self.root_url}/mcp"

@@ -64,7 +64,7 @@ class Server:
         self.options = options.check()
         self.sock = bind(self.options)
         self.service = Service(settings, self.options)
-        config = uvicorn.Config(make_app(self.service), http=H11Protocol, ws="none", loop="asyncio", lifespan="off",
+        config = uvicorn.Config(make_app(self.service), http=H11Protocol, ws="none", loop="asyncio", lifespan="on",
                                 log_level="warning", access_log=False, server_header=False,
                                 timeout_keep_alive=5, limit_concurrency=CONNECTIONS_MAX,
                                 h11_max_incomplete_event_size=HEADERS_MAX,
@@ -106,6 +106,7 @@ def describe(options: ServeOptions, out: TextIO = sys.stdout) -> None:
     print(f"k2desk serves {', '.join(options.collections)} at {options.base_url}", file=out)
     print(f"  models: {', '.join(options.collections)} (and COLLECTION/METHOD, e.g. {options.collections[0]}/hybrid)",
           file=out)
+    print(f"  MCP (Streamable HTTP): {options.mcp_url}", file=out)
     print("  token: " + ("required (Authorization: Bearer …)" if options.token else "none (this computer only)"), file=out)
     if options.allow_origins:
         print(f"  browsers from: {', '.join(options.allow_origins)}", file=out)

@@ -1,13 +1,13 @@
-"""File → "Serve this collection on this computer" (issue 57): off by default; on, the open
-collection answers on loopback, the status bar names the address, that no token is needed, and
-counts the requests served; off, the port closes; closing the window stops it."""
+"""File → "Serve this collection on this computer" (issues 57, 69): off by default; on, the open
+collection answers on loopback through the OpenAI API and MCP, the status bar names both
+addresses, that no token is needed, and counts the requests served; off, the port closes; closing the window stops it."""
 
 import socket
 
 import pytest
 
 from k2desk.serve.options import DEFAULT_PORT
-from tests.serve.servers import call
+from tests.serve.servers import ACCEPT, INITIALIZE, call
 
 
 @pytest.fixture
@@ -25,10 +25,14 @@ def test_the_switch_serves_the_open_collection_and_counts_its_requests(qtbot, wi
     qtbot.waitUntil(lambda: server.started, timeout=30_000)
     assert server.options.port == DEFAULT_PORT or server.options.port > 0
     assert switch.label.isVisible() and server.options.base_url in switch.label.text()
+    assert f"MCP {server.options.mcp_url}" in switch.label.text() and server.options.mcp_url.endswith("/mcp")
     assert "no token" in switch.label.text() and "0 requests served" in switch.label.text()
     status, _, body = call(server, "POST", "/v1/search", {"model": "default", "query": "lighthouse keeper"})
     assert status == 200 and body["data"][0]["document"].endswith("lighthouse.txt")
     qtbot.waitUntil(lambda: "1 request served" in switch.label.text(), timeout=10_000)
+    status, headers, _ = call(server, "POST", "/mcp", INITIALIZE, {"Accept": ACCEPT})  # MCP on the same switch
+    assert status == 200 and headers["mcp-session-id"]
+    qtbot.waitUntil(lambda: "2 requests served" in switch.label.text(), timeout=10_000)
     port = server.options.port
     switch.action.setChecked(False)
     assert switch.server is None and not switch.label.isVisible()

@@ -17,6 +17,9 @@ from k2desk.serve import ServeOptions
 from k2desk.serve.server import Server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ACCEPT = "application/json, text/event-stream"  # what an MCP client accepts from /mcp
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",  # an MCP session's first request, by hand
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}}
 
 
 def indexed_home(tmp: Path, models_dir: Path, collection: str = "mixed") -> Settings:
@@ -61,3 +64,17 @@ def call(server: Server, method: str, path: str, body: Any = None, headers: Opti
     except ValueError:
         parsed = text
     return resp.status, {k.lower(): v for k, v in resp.getheaders()}, parsed
+
+
+def bad_tool_calls(collection: str) -> list[tuple[str, dict[str, Any]]]:
+    """MCP tool calls a server must answer with a protocol error (an unknown tool, a missing or
+    wrongly typed argument, an oversize one, an id or collection that is not there), staying up."""
+    return [("nope", {}), ("search", {}), ("search", {"query": 3}), ("search", {"query": "x" * 5000}),
+            ("search", {"query": "ferry", "limit": 0}), ("search", {"query": "ferry", "limit": "five"}),
+            ("search", {"query": "ferry", "collection": "elsewhere"}), ("search", {"query": "ferry", "documents": "a"}),
+            ("search", {"query": "ferry", "documents": ["/nowhere/at/all.md"]}), ("search", {"query": "   "}),
+            ("fetch", {}), ("fetch", {"id": f"passage:{collection}:99999999"}), ("fetch", {"id": "chunk:1"}),
+            ("fetch", {"id": "document:elsewhere:1"}), ("fetch", {"id": 7}), ("fetch", {"id": f"document:{collection}:x"}),
+            ("ask", {}), ("ask", {"question": ""}), ("ask", {"question": ["a"]}), ("ask", {"question": "q" * 3000}),
+            ("ask", {"question": "Who?", "documents": ["x"] * 60}), ("list_documents", {"collection": "elsewhere"}),
+            ("list_documents", {"collection": 5})]

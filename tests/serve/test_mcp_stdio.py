@@ -15,21 +15,20 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from k2desk.eval.metrics import strict_match
+from tests.serve.servers import bad_tool_calls
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
 TIMEOUT = 600
 
 
 @pytest.fixture(scope="module")
-def server_env(tmp_path_factory, models_dir, indexed_with_defaults):
-    tmp = tmp_path_factory.mktemp("mcp")
-    indexed_with_defaults(tmp, SAMPLE, "sample").close()
-    return {"K2DESK_HOME": str(tmp / "home"), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin"}
+def server_env(sample_home, models_dir):
+    return {"K2DESK_HOME": str(sample_home), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin"}
 
 
-def session_run(env, steps):
+def session_run(env, steps, options=()):
     """Start `k2desk mcp`, open the official client's session, run ``steps(session)``, return what it returns."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "k2desk", "mcp", "--collection", "sample"], env=env)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "k2desk", "mcp", "--collection", "sample", *options],
+                                   env=env)
     out = []
 
     async def main():
@@ -94,15 +93,7 @@ def test_search_fetch_ask_and_list_through_the_official_client(server_env):
 
 
 def test_bad_calls_are_protocol_errors_and_the_server_stays_up(server_env):
-    bad = [("nope", {}), ("search", {}), ("search", {"query": 3}), ("search", {"query": "x" * 5000}),
-           ("search", {"query": "ferry", "limit": 0}), ("search", {"query": "ferry", "limit": "five"}),
-           ("search", {"query": "ferry", "collection": "elsewhere"}), ("search", {"query": "ferry", "documents": "a"}),
-           ("search", {"query": "ferry", "documents": ["/nowhere/at/all.md"]}), ("search", {"query": "   "}),
-           ("fetch", {}), ("fetch", {"id": "passage:sample:99999999"}), ("fetch", {"id": "chunk:1"}),
-           ("fetch", {"id": "document:elsewhere:1"}), ("fetch", {"id": 7}), ("fetch", {"id": "document:sample:x"}),
-           ("ask", {}), ("ask", {"question": ""}), ("ask", {"question": ["a"]}), ("ask", {"question": "q" * 3000}),
-           ("ask", {"question": "Who?", "documents": ["x"] * 60}), ("list_documents", {"collection": "elsewhere"}),
-           ("list_documents", {"collection": 5})]
+    bad = bad_tool_calls("sample")
 
     async def steps(s):
         results = []
@@ -116,6 +107,15 @@ def test_bad_calls_are_protocol_errors_and_the_server_stays_up(server_env):
     assert len(results) == len(bad) >= 23
     for (name, arguments), result in zip(bad, results):
         assert result.is_error and result.content and result.content[0].text, (name, arguments, result)
+
+
+def test_the_index_tool_is_offered_only_under_allowed_folders(server_env, tmp_path):
+    async def steps(s):
+        return {t.name: t for t in (await s.list_tools()).tools}
+
+    assert "index" not in session_run(server_env, steps)
+    tools = session_run(server_env, steps, ["--allow-index", str(tmp_path)])
+    assert tools["index"].input_schema["required"] == ["paths"] and str(tmp_path) in tools["index"].description
 
 
 def test_stdout_carries_nothing_but_json_rpc(server_env):

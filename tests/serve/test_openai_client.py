@@ -14,16 +14,13 @@ import pytest
 
 from k2desk.eval.metrics import strict_match
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
 QUESTION = "Who leads the Lindenfeld Solar Cooperative?"
 TOKEN = "token-for-the-test"
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory, models_dir, indexed_with_defaults):
-    tmp = tmp_path_factory.mktemp("openai")
-    indexed_with_defaults(tmp, SAMPLE, "sample").close()
-    env = {"K2DESK_HOME": str(tmp / "home"), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin",
+def client(sample_home, models_dir):
+    env = {"K2DESK_HOME": str(sample_home), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin",
            "K2DESK_SERVE_TOKEN": TOKEN}
     proc = subprocess.Popen([sys.executable, "-m", "k2desk", "serve", "--port", "0"], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)

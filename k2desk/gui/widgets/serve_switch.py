@@ -1,7 +1,8 @@
 """File → "Serve this collection on this computer": `k2desk serve` from the app, off by default.
 On, the collection is served on loopback (the port 8484, or a free one when it is taken) with the
-models the app already holds; the status bar shows the address, the token when there is one, and
-the count of requests served."""
+models the app already holds, through the OpenAI API and the Model Context Protocol (Streamable
+HTTP); the status bar shows both addresses, the token when there is one, and the count of
+requests served."""
 
 from __future__ import annotations
 
@@ -27,10 +28,11 @@ class ServeSwitch(QObject):
         super().__init__(parent)
         self.settings, self.collection = settings, collection
         self.server = None  # k2desk.serve.server.Server while on
-        self.action = QAction("Ser&ve this collection on this computer", parent)
+        self.action = QAction("Ser&ve this collection on this computer (OpenAI API and MCP)", parent)
         self.action.setCheckable(True)
-        self.action.setToolTip("Other programs on this computer (Open WebUI, Continue, a script) can ask this "
-                               "collection through an OpenAI-compatible API")
+        self.action.setToolTip("Other programs on this computer can ask this collection: chat clients and scripts "
+                               "through an OpenAI-compatible API (Open WebUI, Continue), assistants through the Model "
+                               "Context Protocol (Claude Desktop, VS Code, LM Studio: see docs/mcp.md)")
         self.action.toggled.connect(self.set_on)
         self.label = QLabel("")
         self.label.setVisible(False)
@@ -83,8 +85,11 @@ class ServeSwitch(QObject):
         options = server.options
         token = "token required" if options.token else "no token (this computer only)"
         served = server.served
-        self.label.setText(f"Serving model “{options.collections[0]}” at {options.base_url} · {token} · "
-                           f"{served} request{'s' if served != 1 else ''} served")
+        self.label.setText(f"Serving “{options.collections[0]}” · OpenAI API {options.base_url} · "
+                           f"MCP {options.mcp_url} · {token} · {served} request{'s' if served != 1 else ''} served")
+        self.label.setToolTip(f"OpenAI-compatible clients: base URL {options.base_url}, model “{options.collections[0]}”\n"
+                              f"MCP clients that take an address (Streamable HTTP): {options.mcp_url}\n"
+                              "MCP clients that start a program: the command `k2desk mcp` (docs/mcp.md)")
 
     def stop(self) -> None:
         self.set_on(False)
