@@ -98,7 +98,7 @@ d = Path(sys.argv[1]); (d / 'agreement-scan.pdf').write_bytes(o.scanned_pdf(o.CO
   (cd "$work" && env -u K2DESK_MODELS -u K2DESK_HOME "$exe" --home "$work/home" models list --json) > "$work/models.json"
   "$PY" - "$work/models.json" <<'EOF'
 import json, sys
-rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["k2desk"]}  # beside "found": other apps' GGUFs
 llm = next(r for r in rows.values() if r["default"])
 assert llm["present"] and rows["all-minilm-l6-v2"]["present"], rows
 print(f"  bundled models: {', '.join(n for n, r in rows.items() if r['present'] and r['role'] == 'llm')}")
