@@ -57,11 +57,18 @@ class LLMUsage:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reused_tokens: int = 0  # of the prompt tokens, those the model had evaluated already (its KV cache): not read again
 
     def add(self, other: "LLMUsage") -> None:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.reused_tokens += other.reused_tokens
+
+    @property
+    def read_tokens(self) -> int:
+        """Prompt tokens the model read (evaluated): what a CPU spends its time on."""
+        return self.prompt_tokens - self.reused_tokens
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)

@@ -266,6 +266,7 @@ def ask_row(engine: Any, q: Question, method: str, cancel: CancelToken, measure_
         row["llm_calls"] = answer.llm.calls
         row["prompt_tokens"] = answer.llm.prompt_tokens
         row["completion_tokens"] = answer.llm.completion_tokens
+        row["reused_tokens"] = answer.llm.reused_tokens  # of prompt_tokens, not read again (the KV cache)
         row["timings"] = {k: round(float(v), 4) for k, v in (answer.timings or {}).items()}
         reader = (answer.trace or {}).get("reader") or {}
         if reader.get("form"):

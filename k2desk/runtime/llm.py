@@ -62,11 +62,12 @@ class ChatModel:
         the next one reads only what differs (a local model; a server keeps its own)."""
         raise NotImplementedError
 
-    def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int) -> None:
-        """Count one call in the model's lifetime total and in the caller's ``usage``."""
-        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens))
+    def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int, reused: int = 0) -> None:
+        """Count one call in the model's lifetime total and in the caller's ``usage``; ``reused``:
+        its prompt tokens the model had evaluated already."""
+        self.total.add(LLMUsage(1, prompt_tokens, completion_tokens, reused))
         if usage is not None:
-            usage.add(LLMUsage(1, prompt_tokens, completion_tokens))
+            usage.add(LLMUsage(1, prompt_tokens, completion_tokens, reused))
 
     @staticmethod
     def _collect(parts: Iterable[tuple[str, Optional[str]]], on_token: Optional[Callable[[str], None]],
@@ -182,7 +183,8 @@ class LLM(ChatModel):
              usage: Optional[LLMUsage] = None, cancel: Optional[CancelToken] = None,
              stop: Optional[list[str]] = None, avoid: str = "", keep_state: bool = False) -> Completion:
         prompt, template_stop = self.render(messages)
-        prompt_tokens = len(self.tokenize(prompt))
+        tokens = self.tokenize(prompt)
+        prompt_tokens = len(tokens)
         if prompt_tokens + max_tokens > self.n_ctx:
             max_tokens = self.n_ctx - prompt_tokens - 1
             if max_tokens <= 0:
@@ -200,15 +202,16 @@ class LLM(ChatModel):
             # llama-cpp-python's prefix cache, on for this call alone: the other prompts (passages
             # read once) would cost a state copy each (0.26 s for 2,800 tokens) and gain nothing
             self._llm.cache = self._kept if keep_state else None
+            reused = self._reused(tokens, keep_state)
             try:
                 parts = ((p["choices"][0].get("text") or "", p["choices"][0].get("finish_reason"))
                          for p in self._llm.create_completion(prompt, **kwargs))
                 text, finish = self._collect(parts, on_token, cancel, lambda partial: self._spent(
-                    usage, prompt_tokens, len(self.tokenize(partial, special=False)) if partial else 0))
+                    usage, prompt_tokens, len(self.tokenize(partial, special=False)) if partial else 0, reused))
             finally:
                 self._llm.cache = None
         completion_tokens = len(self.tokenize(text, special=False)) if text else 0
-        self._spent(usage, prompt_tokens, completion_tokens)
+        self._spent(usage, prompt_tokens, completion_tokens, reused)
         return Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
 
     def first_token_logits(self, messages: list[Message], words: dict[str, list[str]],
@@ -223,14 +226,29 @@ class LLM(ChatModel):
         with self._lock:
             if cancel:
                 cancel.check()
+            reused = self._reused(tokens)
             logits = self.next_logits(tokens)
             scores = {}
             for name, spellings in words.items():
                 ids = sorted({self.tokenize(s, special=False)[0] for s in spellings})
                 vals = logits[ids].astype(np.float64)
                 scores[name] = float(vals.max() + np.log(np.exp(vals - vals.max()).sum()))
-        self._spent(usage, len(tokens), 0)
+        self._spent(usage, len(tokens), 0, reused)
         return scores
+
+    def _reused(self, tokens: list[int], keep_state: bool = False) -> int:
+        """How many of ``tokens`` the model will not read again: the prefix it holds evaluated (or,
+        with ``keep_state``, a kept state holds), less the last token, which is always read."""
+        from llama_cpp import Llama
+
+        llm = self._llm
+        held = Llama.longest_token_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens)
+        if keep_state and self._kept.cache_state:
+            try:
+                held = max(held, Llama.longest_token_prefix(self._kept[tokens].input_ids.tolist(), tokens))
+            except KeyError:
+                pass
+        return max(0, min(held, len(tokens) - 1))
 
     def next_logits(self, tokens: list[int]) -> Any:
         """The raw logits (numpy, one per vocabulary entry) of the token after ``tokens``: the
