@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import threading
 from pathlib import Path, PurePath
 from typing import Callable, Optional, Sequence
@@ -113,6 +114,15 @@ def verify_answers(settings: Settings) -> bool:
     return role_calibration(settings, "reader").check
 
 
+def prompt_states_dir() -> Path:
+    """Where the models' states after fixed prompt beginnings are kept (runtime.prefix_state):
+    the person's cache folder. They hold k2desk's own instructions, never a document or a
+    question."""
+    import platformdirs
+
+    return Path(os.environ.get("K2DESK_STATES") or Path(platformdirs.user_cache_dir("k2desk", appauthor=False)) / "prompt-states")
+
+
 def shared_llm(settings: Settings, role: str = "llm") -> LLM:
     """The answering model (role "llm"), the claim checker (role "check") or the final open
     answer's reader (role "reader"); one model per role in memory, the same one when roles name it."""
@@ -135,7 +145,8 @@ def shared_llm(settings: Settings, role: str = "llm") -> LLM:
             else:
                 check_memory(path, settings.n_ctx, settings.gpu_layers)  # one line, before a load that cannot fit
                 _shared_models[key] = LLM(path, n_ctx=settings.n_ctx, gpu_layers=settings.gpu_layers,
-                                          threads=settings.effective_threads(), seed=settings.seed)
+                                          threads=settings.effective_threads(), seed=settings.seed,
+                                          state_dir=prompt_states_dir())
         _shared_roles[role] = key
         return _shared_models[key]  # type: ignore[return-value]
 

@@ -8,6 +8,7 @@ that need it, so CI cannot pass by skipping; set K2DESK_ALLOW_MISSING_MODELS=1 t
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 os.environ["HF_HUB_OFFLINE"] = "1"  # nothing in the suite may reach a model hub
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# the models' saved prompt states (engine.prompt_states_dir) in a folder of this run, not the person's cache
+os.environ.setdefault("K2DESK_STATES", tempfile.mkdtemp(prefix="k2desk-test-states-"))
 
 
 def missing_model(message: str):

@@ -31,7 +31,7 @@ from k2desk.types import LLMUsage
 
 Message = dict[str, str]
 TEMPLATE_MARGIN = 8  # tokens kept free besides the rendered prompt and the answer
-KEPT_STATE_BYTES = 64 << 20  # states kept for chat(keep_state=True): a 1.5B's 450-token rewrite prompt is ~12 MiB
+FIXED_MIN = 64  # tokens of a fixed beginning worth keeping its state (~10 MiB for a 1.5B's 390 tokens)
 
 
 @dataclass
@@ -58,8 +58,10 @@ class ChatModel:
         begin with that reply's first token (a local model bars it from the first place only, a
         server through OpenAI's ``logit_bias`` from every place; a server without a tokenizer
         endpoint cannot bar it). ``keep_state``: a prompt asked again and again with the same
-        beginning between other prompts (a follow-up's rewrite) keeps its evaluated state, so
-        the next one reads only what differs (a local model; a server keeps its own)."""
+        beginning between other prompts (a follow-up's rewrite: every message but the last is the
+        same each time) keeps its evaluated state, so the next one reads only what differs, in
+        this process and, where the model keeps states on disk, in the next (a local model; a
+        server keeps its own)."""
         raise NotImplementedError
 
     def _spent(self, usage: Optional[LLMUsage], prompt_tokens: int, completion_tokens: int, reused: int = 0) -> None:
@@ -103,7 +105,9 @@ class ChatModel:
 
 class LLM(ChatModel):
     def __init__(self, model_path: Path | str, n_ctx: int = 4096, gpu_layers: int = -1,
-                 threads: Optional[int] = None, seed: int = 0) -> None:
+                 threads: Optional[int] = None, seed: int = 0, state_dir: Optional[Path] = None) -> None:
+        """``state_dir``: where the states of fixed prompt beginnings are kept across processes
+        (runtime.prefix_state; None: only within this process)."""
         self.path = Path(model_path)
         if not self.path.is_file():
             raise ModelError(f"model file not found: {self.path}; pass --llm with the path of a GGUF file"
@@ -129,9 +133,13 @@ class LLM(ChatModel):
         self.n_ctx = self._llm.n_ctx()
         self.gpu_layers = gpu_layers
         self._lock = threading.RLock()
-        from llama_cpp import LlamaRAMCache
+        import llama_cpp
 
-        self._kept = LlamaRAMCache(capacity_bytes=KEPT_STATE_BYTES)  # chat(keep_state=True)
+        from k2desk.runtime.models import file_sha256
+        from k2desk.runtime.prefix_state import PrefixStates
+
+        # the fixed beginnings' states (chat(keep_state=True)): in memory, and on disk with a state_dir
+        self.states = PrefixStates(state_dir, lambda: file_sha256(self.path), llama_cpp.__version__)
         self._grammars: dict[str, Any] = {}
         self._formatter = self._make_formatter()
         self.total = LLMUsage()  # every call of this model's lifetime (tests count calls with it)
@@ -199,17 +207,14 @@ class LLM(ChatModel):
         with self._lock:
             if cancel:
                 cancel.check()
-            # llama-cpp-python's prefix cache, on for this call alone: the other prompts (passages
-            # read once) would cost a state copy each (0.26 s for 2,800 tokens) and gain nothing
-            self._llm.cache = self._kept if keep_state else None
-            reused = self._reused(tokens, keep_state)
-            try:
-                parts = ((p["choices"][0].get("text") or "", p["choices"][0].get("finish_reason"))
-                         for p in self._llm.create_completion(prompt, **kwargs))
-                text, finish = self._collect(parts, on_token, cancel, lambda partial: self._spent(
-                    usage, prompt_tokens, len(self.tokenize(partial, special=False)) if partial else 0, reused))
-            finally:
-                self._llm.cache = None
+            # what the context holds of the prompt is reused by llama-cpp-python (its prefix match);
+            # a fixed beginning it does not hold is restored first (keep_state)
+            read_first = self._fixed_beginning(messages, tokens) if keep_state and len(messages) > 1 else 0
+            reused = self._reused(tokens) - read_first
+            parts = ((p["choices"][0].get("text") or "", p["choices"][0].get("finish_reason"))
+                     for p in self._llm.create_completion(prompt, **kwargs))
+            text, finish = self._collect(parts, on_token, cancel, lambda partial: self._spent(
+                usage, prompt_tokens, len(self.tokenize(partial, special=False)) if partial else 0, reused))
         completion_tokens = len(self.tokenize(text, special=False)) if text else 0
         self._spent(usage, prompt_tokens, completion_tokens, reused)
         return Completion(text.strip(), prompt_tokens, completion_tokens, time.perf_counter() - t0, finish)
@@ -236,18 +241,42 @@ class LLM(ChatModel):
         self._spent(usage, len(tokens), 0, reused)
         return scores
 
-    def _reused(self, tokens: list[int], keep_state: bool = False) -> int:
-        """How many of ``tokens`` the model will not read again: the prefix it holds evaluated (or,
-        with ``keep_state``, a kept state holds), less the last token, which is always read."""
+    def _fixed_beginning(self, messages: list[Message], tokens: list[int]) -> int:
+        """Hold the evaluated state of ``messages``' fixed beginning (all but the last message,
+        rendered up to the last one's text) before ``tokens`` are read: held already by the
+        context, restored (runtime.prefix_state), or read now and kept. The tokens read here."""
+        from llama_cpp import Llama
+
+        from k2desk.runtime.prefix_state import llama_state, restore_llama_state
+
+        marker = "\x00K2DESK-PROMPT-END\x00"
+        rendered, _ = self.render([*messages[:-1], {"role": messages[-1]["role"], "content": marker}])
+        text = rendered.split(marker, 1)[0]
+        fixed = tokens[: Llama.longest_token_prefix(self.tokenize(text), tokens)]
+        if len(fixed) < FIXED_MIN:
+            return 0
+        llm = self._llm
+        if self._reused(tokens) >= len(fixed):  # the context holds it: kept once, from there
+            if not self.states.has(text):
+                llm.n_tokens = len(fixed)
+                llm._ctx.kv_cache_seq_rm(-1, len(fixed), -1)  # noqa: SLF001 - the state after the beginning alone
+                self.states.put(text, fixed, llama_state(llm))
+            return 0
+        if self.states.get(text, fixed, lambda state: restore_llama_state(llm, fixed, state)):
+            return 0
+        llm.n_tokens = Llama.longest_token_prefix(llm.input_ids[: llm.n_tokens].tolist(), fixed)
+        read = len(fixed) - llm.n_tokens
+        llm.eval(fixed[llm.n_tokens:])
+        self.states.put(text, fixed, llama_state(llm))
+        return read
+
+    def _reused(self, tokens: list[int]) -> int:
+        """How many of ``tokens`` the model will not read again: the prefix its context holds
+        evaluated, less the last token, which is always read."""
         from llama_cpp import Llama
 
         llm = self._llm
         held = Llama.longest_token_prefix(llm.input_ids[: llm.n_tokens].tolist(), tokens)
-        if keep_state and self._kept.cache_state:
-            try:
-                held = max(held, Llama.longest_token_prefix(self._kept[tokens].input_ids.tolist(), tokens))
-            except KeyError:
-                pass
         return max(0, min(held, len(tokens) - 1))
 
     def next_logits(self, tokens: list[int]) -> Any:

@@ -115,20 +115,34 @@ def test_a_reply_that_avoids_another_begins_otherwise_and_only_the_first_token_i
 
 
 def test_a_kept_prompt_state_is_read_back_after_other_prompts_and_changes_no_reply(llm):
-    """chat(keep_state=True) keeps the state of its prompt (llama-cpp-python's prefix cache), so a
-    later prompt with the same beginning, asked after another one, starts from it; the reply is
-    the one it would have been; a prompt asked without it leaves nothing kept."""
+    """chat(keep_state=True) keeps the state of its prompt's fixed beginning (every message but
+    the last), so a later prompt with the same beginning, asked after another one, starts from
+    it (restored from memory: this model has no states folder); the reply is the one it would
+    have been, and the beginning counts as reused, not read."""
     system = {"role": "system", "content": "Rewrite the question so it stands alone. " * 8}
     ask = lambda n: [system, {"role": "user", "content": f"And its treasurer number {n}?"}]  # noqa: E731
     other = [{"role": "user", "content": "Name a colour."}]
     plain = [llm.chat(ask(n), max_tokens=8).text for n in (1, 2)]
-    kept_before = len(llm._kept.cache_state)
+    recalled = llm.states.recalled
     first = llm.chat(ask(1), max_tokens=8, keep_state=True).text
-    assert len(llm._kept.cache_state) == kept_before + 1
     llm.chat(other, max_tokens=4)  # the context now holds another prompt
-    assert len(llm._kept.cache_state) == kept_before + 1 and llm._llm.cache is None
-    state = llm._kept[llm.tokenize(llm.render(ask(2))[0])]  # the longest kept beginning of the next prompt
-    shared = type(llm._llm).longest_token_prefix(state.input_ids.tolist(), llm.tokenize(llm.render(ask(2))[0]))
-    assert shared > len(llm.tokenize(llm.render([system])[0])) - 8
-    second = llm.chat(ask(2), max_tokens=8, keep_state=True).text
+    usage = LLMUsage()
+    second = llm.chat(ask(2), max_tokens=8, keep_state=True, usage=usage).text
+    assert llm.states.recalled == recalled + 1 and llm.states.folder is None and llm.states.saved == 0
+    fixed = len(llm.tokenize(llm.render([system])[0])) - 8
+    assert usage.reused_tokens > fixed and usage.read_tokens < usage.prompt_tokens - fixed
     assert [first, second] == plain
+
+
+def test_prompt_tokens_the_context_holds_are_counted_reused(llm):
+    system = {"role": "system", "content": "You answer questions about ferries and lighthouses, briefly. " * 4}
+    usage = LLMUsage()
+    llm.chat([{"role": "user", "content": "Unrelated words to fill the context first."}], max_tokens=2)
+    llm.chat([system, {"role": "user", "content": "How far is the lighthouse visible?"}], max_tokens=4, usage=usage)
+    first = usage.reused_tokens
+    llm.chat([system, {"role": "user", "content": "When does the ferry leave?"}], max_tokens=4, usage=usage)
+    shared = type(llm._llm).longest_token_prefix(
+        llm.tokenize(llm.render([system, {"role": "user", "content": "How far is the lighthouse visible?"}])[0]),
+        llm.tokenize(llm.render([system, {"role": "user", "content": "When does the ferry leave?"}])[0]))
+    assert usage.reused_tokens - first == shared > 40  # the system message and the template around it
+    assert usage.read_tokens == usage.prompt_tokens - usage.reused_tokens
