@@ -64,8 +64,7 @@ def main() -> None:
                        answer=answer.answer, outcome=getattr(answer, "outcome", ""), calls=usage.calls,
                        prompt_tokens=usage.prompt_tokens, reused_tokens=getattr(usage, "reused_tokens", 0),
                        completion_tokens=usage.completion_tokens,
-                       timings={k: round(float(v), 4) for k, v in (answer.timings or {}).items()},
-                       standalone=((answer.trace or {}).get("conversation") or {}).get("standalone"))
+                       timings={k: round(float(v), 4) for k, v in (answer.timings or {}).items()})
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
         out.flush()
 

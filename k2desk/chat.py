@@ -108,8 +108,18 @@ class ChatSession:
     def ask(self, message: str) -> None:
         token = CancelToken()
         streamed: list[str] = []
+        step = [""]  # the step shown after "… " while it reads (a terminal only), until the answer's first word
+        terminal = hasattr(self.out, "isatty") and self.out.isatty()
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if terminal and not streamed:
+                self.out.write("\r… " + stage.ljust(len(step[0])))
+                self.out.flush()
+                step[0] = stage
 
         def on_token(piece: str) -> None:
+            if step[0] and not streamed:
+                self.out.write("\r… " + " " * len(step[0]) + "\r… ")
             streamed.append(piece)
             self.out.write(piece)
             self.out.flush()
@@ -122,12 +132,12 @@ class ChatSession:
         self.out.flush()
         try:
             answer = self.engine.converse(message, thread=self.thread, method=self.method, documents=self.documents,
-                                          cancel=token, on_token=on_token)
+                                          cancel=token, on_token=on_token, progress=on_progress)
         except Cancelled:
-            self.say(("\n" if streamed else "") + "(answer stopped; the conversation goes on)")
+            self.say(("\n" if streamed or step[0] else "") + "(answer stopped; the conversation goes on)")
             return
         except K2Error as exc:
-            self.say(("\n" if streamed else "") + f"k2desk: {exc}")
+            self.say(("\n" if streamed or step[0] else "") + f"k2desk: {exc}")
             return
         finally:
             if main:
@@ -135,6 +145,8 @@ class ChatSession:
         self.thread = answer.conversation.get("thread", self.thread)
         self.documents = None  # kept with the thread
         self.last = answer
+        if step[0] and not streamed:  # the last step shown gives way to the answer
+            self.out.write("\r… " + " " * len(step[0]) + "\r… ")
         stdout, sys.stdout = sys.stdout, self.out
         try:
             print_answer(answer, streamed)

@@ -27,7 +27,7 @@ from k2desk.methods.base import Answer, Method
 from k2desk.methods.context import MethodContext, graph_source
 from k2desk.methods.registry import GRAPH, SUMMARIES, SUMMARY_GRAPH, TEXT, method_spec
 from k2desk.methods.retrieval import Retriever
-from k2desk.progress import CancelToken, Progress
+from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.runtime import calibration
 from k2desk.runtime.device import graph_extractor, summarizer_backend
 from k2desk.runtime.discover import check_memory
@@ -464,6 +464,8 @@ class Engine:
                                      "or choose others (/doc, --doc)")
                 documents = stored.scope
         method = method or "k2rag"
+        if turns:
+            progress_or_noop(progress)("reading the message against the conversation", 0, 1)
         understanding = understand(message, list(turns or []), llm=lambda: shared_llm(self.settings, "reader"))
         cited = self._cited(understanding.cited) if not documents else []
         if cited:  # "In that report, …": asked of the document an earlier answer cited

@@ -1,5 +1,5 @@
 """`k2desk chat` in a real terminal (a pseudo-terminal it controls): a three-turn conversation,
-the follow-up shown as understood, Ctrl-C during an answer stopping that answer and not the
+each answer's steps shown while it reads, the follow-up shown as understood, Ctrl-C during an answer stopping that answer and not the
 conversation, /threads, /sources, bad commands in one line, Ctrl-D ending it with the thread kept."""
 
 import json
@@ -75,9 +75,12 @@ def test_a_conversation_in_a_terminal(home):
         term.type("Who leads the Lindenfeld Solar Cooperative?\r")
         first = term.read_until(PROMPT).decode(errors="replace")
         assert "Sources:" in first and "solar-cooperative.md" in first and "Understood as" not in first
+        # what it is doing while it reads, on the answer's line until the answer's first word
+        assert "\r… finding the passages" in first and "passages" in first.split("\r… reading ")[1].split("\r")[0]
         term.type("And who is its treasurer?\r")
         second = term.read_until(PROMPT).decode(errors="replace")
         assert "Understood as:" in second and "Lindenfeld Solar Cooperative" in second.split("Understood as:")[1]
+        assert "\r… reading the message against the conversation" in second
         term.type("/sources 1\r")
         assert b"solar-cooperative.md" in term.read_until(PROMPT)
         term.type("/sources 99\r")

@@ -111,11 +111,13 @@ class K2RAGMethod(MethodBase):
         if reading is None and form.kind == "yes_no":
             reading = self._claims(reader, form.text, result, timer, progress, cancel)
         elif reading is None:
+            progress("finding the passages", 0, 2)
             with timer("retrieve"):
                 passages = retriever.evidence_search(form.text, k=self.ctx.settings.top_k)
             if form.kind in ("summary", "multi") or not passages or not self.max_sub_questions:
                 # ``k2rag``: the question's passages, read once; a summary comes from the corpus
                 # summaries, each part of a multi-part question is answered on its own passages
+                progress(f"reading {len(passages)} passages", 1, 2)
                 with timer("final_answer"):
                     reading = reader.read(question, passages, lambda t, o, k: retriever.evidence_search(t, k=k, outlet=o),
                                           usage=result.llm, on_token=self.ctx.on_token, cancel=cancel)
@@ -149,10 +151,9 @@ class K2RAGMethod(MethodBase):
                 found.setdefault(h.chunk.id, h.source())
             return hits
 
-        progress("claims", 0, 1)
         with timer("claims"):
-            reading = reader.yes_no(question, reader.passages_for_claims(search), usage=result.llm, cancel=cancel)
-        progress("claims", 1, 1)
+            reading = reader.yes_no(question, reader.passages_for_claims(search), usage=result.llm, cancel=cancel,
+                                    progress=progress)
         result.sources = list(found.values())
         return reading
 

@@ -70,7 +70,7 @@ from k2desk.methods.support import (
     phrase_coverage,
     sentence_windows,
 )
-from k2desk.progress import CancelToken
+from k2desk.progress import CancelToken, Progress, progress_or_noop
 from k2desk.prompts import (
     ABSTAIN_ANSWER,
     CLAIM_CHECK_PROMPT,
@@ -399,13 +399,16 @@ class Reader:
         return evidence
 
     def yes_no(self, question: str, evidence: ClaimEvidence, usage: Optional[LLMUsage] = None,
-               cancel: Optional[CancelToken] = None) -> Reading:
+               cancel: Optional[CancelToken] = None, progress: Optional[Progress] = None) -> Reading:
         """"Yes." when the evidence supports the question's claims (on average, by more than
-        the checker's calibrated ``claim_margin``), else "No."."""
+        the checker's calibrated ``claim_margin``), else "No."; ``progress`` hears of each claim."""
         cancel = cancel or CancelToken()
+        progress = progress_or_noop(progress)
         checks = []
         contexts = []
-        for outlets, claim in claims(question, self.outlets):
+        split = claims(question, self.outlets)
+        for n, (outlets, claim) in enumerate(split):
+            progress(f"checking claim {n + 1} of {len(split)}", n, len(split))
             cancel.check()
             context, chunk_ids = evidence(claim, outlets)
             with_evidence = self._score(context or CLAIM_NO_EVIDENCE, claim, usage, cancel)
@@ -414,6 +417,7 @@ class Reader:
                            "with_evidence": round(with_evidence, 4), "prior": round(prior, 4),
                            "chunk_ids": chunk_ids})
             contexts.append(context)
+        progress("checking the claims", len(split), len(split))
         support = sum(c["score"] for c in checks) / len(checks) if checks else 0.0
         cal = self.claim_calibration
         return Reading("Yes." if says_yes(support, cal) else "No.", "yes_no", "\n\n".join(c for c in contexts if c),

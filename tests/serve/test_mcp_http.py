@@ -7,8 +7,6 @@ allowed folders, four clients at once, and an ask cancelled by its client."""
 import http.client
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,10 +14,22 @@ import anyio
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
-from k2desk.eval.metrics import strict_match
-from tests.serve.servers import ACCEPT, INITIALIZE, bad_tool_calls, call, indexed_home, serving
+from tests.serve.servers import (
+    ACCEPT,
+    INITIALIZE,
+    bad_calls,
+    bad_tool_calls,
+    call,
+    check_bad_calls,
+    check_the_sample,
+    http_streams,
+    indexed_home,
+    mcp_session,
+    serve_command,
+    serving,
+    the_sample,
+)
 
 TOKEN = "token-for-the-mcp-test"
 TIMEOUT = 600
@@ -27,17 +37,7 @@ TIMEOUT = 600
 
 def session_run(url: str, steps, headers=None):
     """Open the official client's session at ``url``, run ``steps(session)``, return what it returns."""
-    out = []
-
-    async def main():
-        with anyio.fail_after(TIMEOUT):
-            async with create_mcp_http_client(headers=headers) as http, \
-                    streamable_http_client(url, http_client=http) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                out.append(await steps(session))
-
-    anyio.run(main)
-    return out[0]
+    return mcp_session(lambda: http_streams(url, headers), steps, TIMEOUT)
 
 
 def names(passages) -> list[str]:
@@ -50,44 +50,13 @@ def names(passages) -> list[str]:
 def served(sample_home, models_dir):
     env = {"K2DESK_HOME": str(sample_home), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin",
            "K2DESK_SERVE_TOKEN": TOKEN}
-    proc = subprocess.Popen([sys.executable, "-m", "k2desk", "serve", "--port", "0"], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        lines = [proc.stdout.readline() for _ in range(3)]
-        url = re.search(r"MCP \(Streamable HTTP\): (http://127\.0\.0\.1:\d+/mcp)", "".join(lines)).group(1)
-        yield url
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and "k2desk serve stopped" in out, err
+    with serve_command(env) as lines:
+        yield re.search(r"MCP \(Streamable HTTP\): (http://127\.0\.0\.1:\d+/mcp)", lines).group(1)
 
 
 @pytest.mark.slow
 def test_the_sample_through_serves_mcp_with_the_official_client(served):
-    async def steps(s):
-        tools = {t.name: t for t in (await s.list_tools()).tools}
-        found = await s.call_tool("search", {"query": "Lindenfeld Solar Cooperative chair"})
-        fetched = await s.call_tool("fetch", {"id": found.structured_content["passages"][0]["id"]})
-        progress = []
-
-        async def on_progress(done, total, message):
-            progress.append(message)
-
-        asked = await s.call_tool("ask", {"question": "Who leads the Lindenfeld Solar Cooperative?"},
-                                  progress_callback=on_progress)
-        missing = await s.call_tool("ask", {"question": "Who painted the dome of the observatory?"})
-        return tools, found, fetched, asked, progress, missing
-
-    tools, found, fetched, asked, progress, missing = session_run(served, steps, {"Authorization": f"Bearer {TOKEN}"})
-    assert {"search", "fetch", "ask", "list_documents"} == set(tools)  # no index tool: no --allow-index
-    assert tools["search"].input_schema["required"] == ["query"] and tools["ask"].output_schema
-    passages = found.structured_content["passages"]
-    assert not found.is_error and names(passages)[0] == "solar-cooperative.md"
-    assert fetched.structured_content["text"] == passages[0]["text"]
-    answer = asked.structured_content
-    assert strict_match(answer["answer"], "Henrike Albers") and answer["outcome"] == "answered", answer
-    assert "solar-cooperative.md" in names(answer["sources"]) and progress
-    assert not missing.is_error and missing.structured_content["outcome"] == "declined", missing.structured_content
+    check_the_sample(session_run(served, the_sample, {"Authorization": f"Bearer {TOKEN}"}))
 
 
 @pytest.mark.slow
@@ -247,19 +216,7 @@ def declared(server, headers: dict[str, str], raw: bytes):
 
 def test_bad_tool_calls_are_errors_and_the_server_stays_up(server):
     bad = bad_tool_calls("mixed")
-
-    async def steps(s):
-        results = []
-        for name, arguments in bad:
-            results.append(await s.call_tool(name, arguments))
-            again = await s.call_tool("search", {"query": "chess", "limit": 1})
-            assert not again.is_error and again.structured_content["passages"]
-        return results
-
-    results = session_run(server.options.mcp_url, steps)
-    assert len(results) == len(bad) >= 23
-    for (name, arguments), result in zip(bad, results):
-        assert result.is_error and result.content[0].text, (name, arguments, result)
+    check_bad_calls(bad, session_run(server.options.mcp_url, bad_calls(bad, "chess")))
 
 
 def test_four_clients_at_once_none_lost(server):

@@ -9,13 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from k2desk.eval.metrics import strict_match
-from tests.serve.servers import bad_tool_calls
+from tests.serve.servers import bad_calls, bad_tool_calls, check_bad_calls, check_the_sample, mcp_session, the_sample
 
 TIMEOUT = 600
 
@@ -29,16 +26,7 @@ def session_run(env, steps, options=()):
     """Start `k2desk mcp`, open the official client's session, run ``steps(session)``, return what it returns."""
     params = StdioServerParameters(command=sys.executable, args=["-m", "k2desk", "mcp", "--collection", "sample", *options],
                                    env=env)
-    out = []
-
-    async def main():
-        with anyio.fail_after(TIMEOUT):
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
-                out.append(await steps(session))
-
-    anyio.run(main)
-    return out[0]
+    return mcp_session(lambda: stdio_client(params), steps, TIMEOUT)
 
 
 def documents(passages) -> list[str]:
@@ -47,66 +35,12 @@ def documents(passages) -> list[str]:
 
 @pytest.mark.slow
 def test_search_fetch_ask_and_list_through_the_official_client(server_env):
-    async def steps(s):
-        tools = {t.name: t for t in (await s.list_tools()).tools}
-        found = await s.call_tool("search", {"query": "Lindenfeld Solar Cooperative chair"})
-        first = found.structured_content["passages"][0]
-        fetched = await s.call_tool("fetch", {"id": first["id"]})
-        whole = await s.call_tool("fetch", {"id": first["document_id"]})
-        progress = []
-
-        async def on_progress(done, total, message):
-            progress.append(message)
-
-        asked = await s.call_tool("ask", {"question": "Who leads the Lindenfeld Solar Cooperative?"},
-                                  progress_callback=on_progress)
-        missing = await s.call_tool("ask", {"question": "Who painted the dome of the observatory?"})
-        listed = await s.call_tool("list_documents", {})
-        templates = (await s.list_resource_templates()).resource_templates
-        number = first["document_id"].rsplit(":", 1)[1]
-        resource = await s.read_resource(f"k2desk://sample/documents/{number}")
-        return tools, found, fetched, whole, asked, progress, missing, listed, templates, resource
-
-    tools, found, fetched, whole, asked, progress, missing, listed, templates, resource = session_run(server_env, steps)
-    assert set(tools) == {"search", "fetch", "ask", "list_documents"}
-    assert tools["search"].input_schema["required"] == ["query"]
-    assert {"query", "collection", "documents", "limit"} == set(tools["search"].input_schema["properties"])
-    assert tools["ask"].output_schema["properties"]["outcome"]["type"] == "string"
-    assert all(t.description for t in tools.values())
-
-    passages = found.structured_content["passages"]
-    assert not found.is_error and documents(passages)[0] == "solar-cooperative.md"
-    assert passages[0]["id"].startswith("passage:sample:") and passages[0]["score"] > 0
-    assert fetched.structured_content["text"] == passages[0]["text"] and fetched.structured_content["kind"] == "passage"
-    assert "Henrike Albers" in whole.structured_content["text"] and whole.structured_content["kind"] == "document"
-
-    answer = asked.structured_content
-    assert strict_match(answer["answer"], "Henrike Albers") and answer["outcome"] == "answered", answer
-    assert "solar-cooperative.md" in documents(answer["sources"]) and progress  # progress while it read
-    declined = missing.structured_content
-    assert not missing.is_error and declined["outcome"] == "declined" and declined["reason"], declined
-
-    names = [Path(d["document"]).name for d in listed.structured_content["documents"]]
-    assert "solar-cooperative.md" in names and all(d["status"] == "done" for d in listed.structured_content["documents"])
-    assert templates[0].uri_template == "k2desk://{collection}/documents/{number}"
-    assert "Henrike Albers" in resource.contents[0].text
+    check_the_sample(session_run(server_env, the_sample))
 
 
 def test_bad_calls_are_protocol_errors_and_the_server_stays_up(server_env):
     bad = bad_tool_calls("sample")
-
-    async def steps(s):
-        results = []
-        for name, arguments in bad:
-            results.append(await s.call_tool(name, arguments))
-            again = await s.call_tool("search", {"query": "ferry", "limit": 1})  # still answering
-            assert not again.is_error and again.structured_content["passages"]
-        return results
-
-    results = session_run(server_env, steps)
-    assert len(results) == len(bad) >= 23
-    for (name, arguments), result in zip(bad, results):
-        assert result.is_error and result.content and result.content[0].text, (name, arguments, result)
+    check_bad_calls(bad, session_run(server_env, bad_calls(bad, "ferry")))
 
 
 def test_the_index_tool_is_offered_only_under_allowed_folders(server_env, tmp_path):

@@ -5,14 +5,13 @@ from the conversation the request carries, retrieval alone returns the passage, 
 carried as the client's API key."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import openai
 import pytest
 
 from k2desk.eval.metrics import strict_match
+from tests.serve.servers import serve_command
 
 QUESTION = "Who leads the Lindenfeld Solar Cooperative?"
 TOKEN = "token-for-the-test"
@@ -22,15 +21,9 @@ TOKEN = "token-for-the-test"
 def client(sample_home, models_dir):
     env = {"K2DESK_HOME": str(sample_home), "K2DESK_MODELS": str(models_dir), "PATH": "/usr/bin:/bin",
            "K2DESK_SERVE_TOKEN": TOKEN}
-    proc = subprocess.Popen([sys.executable, "-m", "k2desk", "serve", "--port", "0"], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        url = re.search(r"(http://127\.0\.0\.1:\d+/v1)", proc.stdout.readline()).group(1)
+    with serve_command(env) as lines:
+        url = re.search(r"(http://127\.0\.0\.1:\d+/v1)", lines).group(1)
         yield openai.OpenAI(base_url=url, api_key=TOKEN, timeout=600, max_retries=0)
-    finally:
-        proc.terminate()
-        out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and "k2desk serve stopped" in out, err
 
 
 def documents(sources) -> list[str]:
