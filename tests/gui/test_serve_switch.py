@@ -24,8 +24,9 @@ def test_the_switch_serves_the_open_collection_and_counts_its_requests(qtbot, wi
     assert server is not None and server.options.host == "127.0.0.1" and server.options.collections == ["default"]
     qtbot.waitUntil(lambda: server.started, timeout=30_000)
     assert server.options.port == DEFAULT_PORT or server.options.port > 0
-    assert switch.label.isVisible() and server.options.base_url in switch.label.text()
-    assert f"MCP {server.options.mcp_url}" in switch.label.text() and server.options.mcp_url.endswith("/mcp")
+    assert switch.label.isVisible() and server.options.root_url in switch.label.text()
+    assert "/v1: OpenAI API" in switch.label.text() and "/mcp: MCP" in switch.label.text()
+    assert server.options.base_url in switch.label.toolTip() and server.options.mcp_url in switch.label.toolTip()
     assert "no token" in switch.label.text() and "0 requests served" in switch.label.text()
     status, _, body = call(server, "POST", "/v1/search", {"model": "default", "query": "lighthouse keeper"})
     assert status == 200 and body["data"][0]["document"].endswith("lighthouse.txt")

@@ -83,10 +83,10 @@ class ServeSwitch(QObject):
             self.label.setText("")
             return
         options = server.options
-        token = "token required" if options.token else "no token (this computer only)"
+        token = "token required" if options.token else "no token"
         served = server.served
-        self.label.setText(f"Serving “{options.collections[0]}” · OpenAI API {options.base_url} · "
-                           f"MCP {options.mcp_url} · {token} · {served} request{'s' if served != 1 else ''} served")
+        self.label.setText(f"Serving “{options.collections[0]}” at {options.root_url} (/v1: OpenAI API · /mcp: MCP) · "
+                           f"{token} · {served} request{'s' if served != 1 else ''} served")
         self.label.setToolTip(f"OpenAI-compatible clients: base URL {options.base_url}, model “{options.collections[0]}”\n"
                               f"MCP clients that take an address (Streamable HTTP): {options.mcp_url}\n"
                               "MCP clients that start a program: the command `k2desk mcp` (docs/mcp.md)")
