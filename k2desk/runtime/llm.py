@@ -138,8 +138,11 @@ class LLM(ChatModel):
         from k2desk.runtime.models import file_sha256
         from k2desk.runtime.prefix_state import PrefixStates
 
-        # the fixed beginnings' states (chat(keep_state=True)): in memory, and on disk with a state_dir
-        self.states = PrefixStates(state_dir, lambda: file_sha256(self.path), llama_cpp.__version__)
+        # the fixed beginnings' states (chat(keep_state=True)): in memory, and on disk with a state_dir;
+        # a state is llama.cpp's for this build, context size and offload
+        build = f"llama-cpp-python {llama_cpp.__version__}, n_ctx {self.n_ctx}, gpu layers {gpu_layers}, " \
+                f"{'cuda' if self.cuda else 'cpu'}"
+        self.states = PrefixStates(state_dir, lambda: file_sha256(self.path), build)
         self._grammars: dict[str, Any] = {}
         self._formatter = self._make_formatter()
         self.total = LLMUsage()  # every call of this model's lifetime (tests count calls with it)

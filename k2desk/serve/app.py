@@ -56,6 +56,7 @@ class Service:
         self._readers: dict[str, Engine] = {}  # search and lists, beside the worker
         self._read_lock = threading.Lock()
         self.served = 0  # requests answered (2xx), health checks aside: the app's count
+        self.stopping: list[Callable[[], Any]] = []  # coroutines run as the server begins to stop (MCP's sessions end)
 
     # -- engines ----------------------------------------------------------------------------
     def engine(self, collection: str) -> Engine:
@@ -332,6 +333,7 @@ def make_app(service: Service) -> Starlette:
               Route("/v1/search", guarded(search), methods=["POST"]),
               Route("/v1/chat/completions", guarded(chat), methods=["POST"])]
     mcp = MCPEndpoint(service)
+    service.stopping.append(mcp.stop)
     routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     middleware = []
     if options.allow_origins:
@@ -367,8 +369,28 @@ class MCPEndpoint:
 
     @contextlib.asynccontextmanager
     async def lifespan(self, app: Any) -> AsyncIterator[None]:
-        async with self.manager.run():
-            yield
+        """The session manager runs beside the app until ``stop`` (the server stopping) or the end."""
+        self._stopping = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            started = anyio.Event()
+
+            async def run() -> None:
+                async with self.manager.run():
+                    started.set()
+                    await self._stopping.wait()
+
+            tg.start_soon(run)
+            await started.wait()
+            try:
+                yield
+            finally:
+                self._stopping.set()
+
+    async def stop(self) -> None:
+        """End every MCP session (its open event stream with it), so that the server's shutdown
+        does not wait for a client that keeps one open."""
+        if getattr(self, "_stopping", None) is not None:
+            self._stopping.set()
 
 
 async def until_done(request: Request, service: Service, job: Job) -> Any:

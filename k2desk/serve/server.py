@@ -51,6 +51,8 @@ class _Uvicorn(uvicorn.Server):
     async def shutdown(self, sockets: Optional[list[socket.socket]] = None) -> None:
         loop = asyncio.get_running_loop()
         later = loop.call_later(DRAIN_SECONDS, lambda: loop.run_in_executor(None, self.service.jobs.close))
+        for stop in self.service.stopping:  # an MCP client's open event stream would hold the drain to its end
+            await stop()
         try:
             await super().shutdown(sockets)
         finally:

@@ -301,3 +301,34 @@ def test_a_wrong_method_on_mcp_is_refused_without_a_session(server):
     assert status >= 400
     status, _, _ = call(server, "DELETE", "/mcp", None, {"Mcp-Session-Id": "0" * 32})
     assert status >= 400
+
+
+def test_a_connected_client_does_not_hold_the_server_from_stopping(settings, capfd):
+    """A client keeps its session (and its event stream) open; the server stops anyway, without
+    waiting out uvicorn's graceful timeout (which says so when it is exceeded)."""
+    import threading
+
+    connected, release, finished = threading.Event(), threading.Event(), threading.Event()
+
+    def client(url: str) -> None:
+        async def steps(s):
+            await s.list_tools()
+            connected.set()
+            await anyio.to_thread.run_sync(release.wait)  # idle, its session and event stream open
+
+        try:
+            session_run(url, steps)
+        except BaseException:  # noqa: BLE001 - the server ended the session: what this test wants
+            pass
+        finished.set()
+
+    with serving(settings) as server:
+        thread = threading.Thread(target=client, args=(server.options.mcp_url,), daemon=True)
+        thread.start()
+        assert connected.wait(60)
+        server.stop()
+        assert not server._thread.is_alive()
+    release.set()
+    assert finished.wait(60)
+    err = capfd.readouterr().err
+    assert "graceful shutdown exceeded" not in err and "Traceback" not in err, err
