@@ -21,7 +21,7 @@ def test_history_round_trip_order_remove_and_markdown(backend):
     assert [e.id for e in entries] == [second, first]  # newest first
     old = store.get(first)
     assert old.answer == "41 million euros" and old.seconds == 2.5 and old.llm == {"calls": 1, "prompt_tokens": 300,
-                                                                                  "completion_tokens": 12}
+                                                                                  "completion_tokens": 12, "reused_tokens": 0}
     assert old.sources[0]["page"] == 2 and old.sources[0]["title"] == "report" and "page" not in store.get(second).sources[0]
     assert old.note == "the graph covers 1 of 2 documents."
     md = history_markdown(entries, "work")
