@@ -143,13 +143,16 @@ class Verdict:
     your documents"); ``reason`` says why in a few words ("the sentences that hold the answer do
     not mention mayor"; "" for an answer given plainly), ``signals`` what it was decided from,
     ``calibration`` whose thresholds decided it (a model's name, "defaults", or "" where none were
-    needed)."""
+    needed); ``settled``: decided by the question and the collection, not by what was read (the
+    question names publishers the collection does not hold), so no other reading of it (hop by
+    hop, in parts) can change it."""
 
     outcome: str = "answered"
     reason: str = ""
     caution: str = ""
     signals: Signals = field(default_factory=Signals)
     calibration: str = ""
+    settled: bool = False
 
     @property
     def declined(self) -> bool:
@@ -161,7 +164,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {"outcome": self.outcome, **({"reason": self.reason} if self.reason else {}),
                 **({"caution": self.caution} if self.caution else {}), "signals": self.signals.to_json(),
-                **({"calibration": self.calibration} if self.calibration else {})}
+                **({"calibration": self.calibration} if self.calibration else {}),
+                **({"settled": True} if self.settled else {})}
 
     @classmethod
     def from_json(cls, data: Any) -> "Verdict":
@@ -169,15 +173,15 @@ class Verdict:
         if not isinstance(data, dict) or data.get("outcome") not in OUTCOMES:
             return cls()
         return cls(str(data["outcome"]), str(data.get("reason") or ""), str(data.get("caution") or ""),
-                   Signals.from_json(data.get("signals")), str(data.get("calibration") or ""))
+                   Signals.from_json(data.get("signals")), str(data.get("calibration") or ""), data.get("settled") is True)
 
 
 def answered(signals: Optional[Signals] = None, calibration: str = "") -> Verdict:
     return Verdict("answered", signals=signals or Signals(), calibration=calibration)
 
 
-def declined(reason: str, signals: Optional[Signals] = None, calibration: str = "") -> Verdict:
-    return Verdict("declined", reason, signals=signals or Signals(), calibration=calibration)
+def declined(reason: str, signals: Optional[Signals] = None, calibration: str = "", settled: bool = False) -> Verdict:
+    return Verdict("declined", reason, signals=signals or Signals(), calibration=calibration, settled=settled)
 
 
 # -- the decisions --------------------------------------------------------------------------

@@ -3,7 +3,7 @@ model's calibration, the reasons a person reads, and the verdict as data (JSON, 
 
 import pytest
 
-from k2desk.verdict import DEFAULTS, Calibration, Signals, Verdict, against, says_yes, short_answer, short_outcome
+from k2desk.verdict import DEFAULTS, Calibration, Signals, Verdict, against, declined, says_yes, short_answer, short_outcome
 
 FITTED = Calibration(model="a model", sha256="ab" * 32, check=True)  # the 1.5B's values are the defaults' values
 
@@ -81,6 +81,9 @@ def test_a_verdict_goes_to_json_and_back():
     back = Verdict.from_json(data)
     assert back.outcome == "cautioned" and back.reason == v.reason and back.caution == v.caution
     assert back.signals.missing == ["mayor"] and back.calibration == "qwen2.5-coder-1.5b"
+    assert not back.settled and "settled" not in data
+    settled = declined("no document in this collection is from Bloomberg", settled=True)
+    assert settled.to_json()["settled"] is True and Verdict.from_json(settled.to_json()) == settled
     for junk in (None, {}, {"outcome": "maybe"}, [1, 2], "declined"):
         assert Verdict.from_json(junk) == Verdict()
 

@@ -121,8 +121,11 @@ def answer_once_then_hops(question: str, ask: Callable[[str, bool], Answer], nlp
     answer does not fit it (declined, no amount for a "how many", the description's own noun, a
     sentence that holds only the description: ``fit.unfit``; ``terms``: the index's terms of a
     text), read again hop by hop, and that answer kept unless its chain is declined. A question
-    without a bridge, or answered with what fits it, costs one parse more than reading it once."""
+    without a bridge, or answered with what fits it, costs one parse more than reading it once; one
+    declined for the question itself (``Verdict.settled``: publishers the collection lacks) stands."""
     once = ask(question, True)
+    if once.verdict.settled:  # declined for the question itself (publishers the collection lacks): no hop changes that
+        return once
     doc = nlp(question)
     bridge = find_bridge(doc, loose=True)
     why = unfit(doc, once, nlp, bridge.noun, bridge.description, terms) if bridge is not None else ""

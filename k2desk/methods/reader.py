@@ -209,7 +209,7 @@ class Reader:
             return None
         text = UNKNOWN_OUTLET_ANSWER.format(outlets=_join(unknown))
         return Reading(text, "abstain", trace={"form": "abstain", "unknown_outlets": unknown},
-                       verdict=declined(f"no document in this collection is from {_join(unknown)}"))
+                       verdict=declined(f"no document in this collection is from {_join(unknown)}", settled=True))
 
     # -- open questions ------------------------------------------------------------------
     def open(self, question: str, hits: Sequence[Hit], extra_blocks: Sequence[str] = (), usage: Optional[LLMUsage] = None,

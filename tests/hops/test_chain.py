@@ -96,6 +96,20 @@ def test_a_declined_reading_and_a_declined_chain_stay_declined(nlp):
     assert len(a.trace["hops_tried"]) == 1 and a.timings["total"] == 2.0
 
 
+def test_a_decline_for_the_question_itself_is_not_read_again_hop_by_hop(nlp):
+    # "no document in this collection is from The Guardian": the bridge's hops would name it too
+    def ask(question, last):
+        asked.append(question)
+        return Answer(question, "k2rag", "Insufficient information.", [], {}, {"total": 0.0},
+                      verdict=declined("no document in this collection is from Guardian", settled=True))
+    asked: list = []
+    a = answer_once_then_hops(QUESTION.replace("Who founded", "According to The Guardian, who founded"), ask, nlp)
+    assert asked == [a.question] and a.verdict.settled and "hops_tried" not in a.trace
+    # the same decline, not settled, is read again hop by hop (test_a_declined_reading_and_a_declined_chain_...)
+    ask2, asked2 = table({QUESTION: None, "Which sailing school's keelboat was refitted?": None})
+    assert not answer_once_then_hops(QUESTION, ask2, nlp).verdict.settled and len(asked2) == 2
+
+
 def test_an_unfit_answer_without_a_bridge_stands(nlp):
     ask, asked = table({"How strong is Lantern Ale?": "Lantern Ale"})
     a = answer_once_then_hops("How strong is Lantern Ale?", ask, nlp)

@@ -44,6 +44,7 @@ def test_a_question_about_an_outlet_the_collection_lacks_is_declined_without_the
     out = engine.ask("According to an article by The Guardian, who manages the Brennwald tunnel site?", method="evidence")
     assert out.answer == "Insufficient information. No document in this collection is from Guardian."
     assert out.trace["reader"] == {"form": "abstain", "unknown_outlets": ["Guardian"]}
+    assert out.verdict.settled  # no other reading of the question changes it (hops.chain reads it once)
     assert llm.total.calls == calls and out.llm.calls == 0
 
 
