@@ -106,6 +106,7 @@ def _append(path: Path, row: dict[str, Any]) -> None:
 
 # -- rewrite ------------------------------------------------------------------------------------
 def cmd_rewrite(args: argparse.Namespace) -> None:
+    from k2desk.conversation import read_ahead
     from k2desk.graph.nlp import load_pipeline
 
     nlp = load_pipeline()
@@ -116,21 +117,30 @@ def cmd_rewrite(args: argparse.Namespace) -> None:
 
         settings = Settings.load(home=args.work / "home")
         llm = lambda: shared_llm(settings, "reader")  # noqa: E731
+    variants = {"off": [""], "on": ["ahead"], "both": ["", "ahead"]}[args.read_ahead if llm else "off"]
     out = args.out / "rows.jsonl"
     done = _rows(out)
     for d in chosen(args.half, args.limit):
         turns: list[Turn] = []
         for n, t in enumerate(d["turns"]):
-            key = f"{d['id']}#{n}"
-            if n and key not in done:
+            order = variants if n % 2 else variants[::-1]  # the order alternates, so drift falls on both
+            for variant in order if n else []:
+                key = f"{d['id']}#{n}" + (f"@{variant}" if variant else "")
+                if key in done:
+                    continue
+                if llm is not None and args.read_ahead != "off":
+                    llm()._llm.reset()  # noqa: SLF001 - the context holds another prompt, as after an answer
+                    if variant == "ahead":  # read while the person types (not timed)
+                        read_ahead(turns, llm)
                 u = understand(t["message"], turns, llm=llm, nlp=nlp)
                 row = {"key": key, "id": d["id"], "turn": n, "collection": d["collection"], "kind": t["kind"],
                        "how": u.how, "standalone": u.standalone, "seconds": round(u.seconds, 3),
                        "unchanged": u.standalone == t["message"], "equivalent": equivalent(u.standalone, t["standalone"], t["message"], nlp),  # noqa: E501
                        "llm_tokens": u.usage.prompt_tokens + u.usage.completion_tokens,
-                       **({"rejected": u.rejected} if u.rejected else {})}
+                       "read_tokens": u.usage.prompt_tokens - u.usage.reused_tokens,
+                       **({"variant": variant} if variant else {}), **({"rejected": u.rejected} if u.rejected else {})}
                 _append(out, row)
-                print(f"{key:<22} {t['kind']:<15} {u.how:<9} {u.seconds:5.2f}s {'=' if row['equivalent'] else 'x'} {u.standalone}",
+                print(f"{key:<28} {t['kind']:<15} {u.how:<9} {u.seconds:5.2f}s {'=' if row['equivalent'] else 'x'} {u.standalone}",
                       flush=True)
             turns.append(Turn(t["message"], t["standalone"], t["gold"], (t.get("doc") or "",)))
 
@@ -317,6 +327,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         s.add_argument("--limit", type=int, default=None, help="conversations")
         if name == "rewrite":
             s.add_argument("--mode", choices=("llm", "rules"), default="llm")
+            s.add_argument("--read-ahead", choices=("off", "on", "both"), default="off",
+                           help="the model reads the rewrite's prompt up to the message before each later turn "
+                                "(both: each turn understood both ways, alternating; the context emptied before each)")
         else:
             s.add_argument("--condition", choices=("thread", "standalone", "alone"), default="thread")
             s.add_argument("--collection", action="append", help="only these collections (repeatable)")

@@ -4,18 +4,21 @@ Each line is a message of the current conversation (answered through Engine.conv
 with "Understood as" where a follow-up was rewritten, and its sources); lines starting with "/"
 are commands. Ctrl-C while an answer is written stops that answer and keeps the conversation;
 Ctrl-D (or /quit) ends it. Line editing and a history of what was typed come from readline where
-the platform has it (kept in the home folder).
+the platform has it (kept in the home folder). While the next line is typed, the model reads what
+a follow-up's rewrite reads before the follow-up (``Engine.read_ahead``), stopped when the line comes.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
 from k2desk.console import print_answer
+from k2desk.conversation import turns_from_history
 from k2desk.engine import Engine
 from k2desk.errors import Cancelled, K2Error
 from k2desk.methods.registry import METHOD_NAMES
@@ -73,6 +76,7 @@ class ChatSession:
         self.documents: Optional[list[str]] = self.start_documents or None  # None: the thread's own
         self.thread = thread
         self.last: Optional[Answer] = None
+        self._ahead: Optional[tuple[threading.Thread, CancelToken]] = None  # the read-ahead, while a line is typed
         if thread is not None:
             self.open(str(thread))
 
@@ -82,6 +86,7 @@ class ChatSession:
     # -- one line ---------------------------------------------------------------------------
     def handle(self, line: str) -> bool:
         """One typed line; False when the conversation ends."""
+        self.stop_reading_ahead()
         line = line.strip()
         if not line:
             return True
@@ -152,6 +157,33 @@ class ChatSession:
             print_answer(answer, streamed)
         finally:
             sys.stdout = stdout
+        self.read_ahead()
+
+    def read_ahead(self) -> None:
+        """While the next line is typed, the model reads the conversation as a follow-up's rewrite
+        will (Engine.read_ahead), in a thread of its own: a follow-up then reads its own words only."""
+        if self.thread is None:
+            return
+        turns = turns_from_history(self.engine.history.turns(self.thread))  # read here: the database stays in this thread
+        token = CancelToken()
+
+        def run() -> None:
+            try:
+                self.engine.read_ahead(turns=turns, cancel=token)
+            except Exception:  # noqa: BLE001 - only a head start: the next message reads it anyway, and says what fails
+                pass
+
+        worker = threading.Thread(target=run, name="k2desk-read-ahead", daemon=True)
+        worker.start()
+        self._ahead = (worker, token)
+
+    def stop_reading_ahead(self) -> None:
+        """Stop the read-ahead (within one piece, ~0.2 s) and wait for it: the model is the line's."""
+        if self._ahead is not None:
+            worker, token = self._ahead
+            token.cancel()
+            worker.join()
+            self._ahead = None
 
     # -- commands ---------------------------------------------------------------------------
     def new(self, _: str = "") -> None:
@@ -241,6 +273,7 @@ def run_chat(engine: Engine, method: Optional[str], documents: list[str], thread
             except KeyboardInterrupt:  # Ctrl-C in the instant before an answer's own handler is in place
                 session.say("(answer stopped; the conversation goes on)")
     finally:
+        session.stop_reading_ahead()
         _save_history(history)
     if session.thread is not None:
         session.say(f"(conversation {session.thread} kept: `k2desk chat --thread {session.thread}` continues it)")

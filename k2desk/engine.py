@@ -15,7 +15,7 @@ from pathlib import Path, PurePath
 from typing import Callable, Optional, Sequence
 
 from k2desk.config import CHECK_LLM, DEFAULT_LLM, Settings
-from k2desk.conversation import Turn, turns_from_history, understand
+from k2desk.conversation import Turn, read_ahead, turns_from_history, understand
 from k2desk.conversation.understand import MESSAGE_MAX
 from k2desk.errors import ModelError, UsageError
 from k2desk.graph.extract import Extractor, LLMExtractor
@@ -495,6 +495,18 @@ class Engine:
             self.history.add(result, thread_id=thread, message=message)
             result.trace["conversation"]["thread"] = thread
         return result
+
+    def read_ahead(self, thread: Optional[int] = None, turns: Optional[Sequence[Turn]] = None,
+                   cancel: Optional[CancelToken] = None) -> int:
+        """While the person types the next message of a conversation (``thread``, or ``turns`` as
+        ``converse`` takes them), the model reads what a follow-up's rewrite will read before it
+        (conversation.read_ahead): the follow-up then costs its own words. Call it when the model is
+        idle and cancel it (``cancel``) when the message comes; the tokens read (0 for no turns)."""
+        if thread is not None:
+            turns = turns_from_history(self.history.turns(thread))
+        if not turns:
+            return 0
+        return read_ahead(list(turns), lambda: shared_llm(self.settings, "reader"), cancel)
 
     def models(self) -> dict[str, str]:
         """The models that answer here, by role: "llm" (the default method's steps), "reader" (a

@@ -126,3 +126,32 @@ def test_bad_input_each_gets_one_line(home):
     assert missing.returncode != 0 and missing.stderr.strip().startswith("k2desk: error: no conversation 4711 in collection")
     word = ask("--thread", "soon", "Who?")
     assert word.returncode != 0 and "--thread takes 'new' or a conversation's number" in word.stderr
+
+
+def test_the_next_message_is_read_ahead_while_it_is_typed(home):
+    """After an answer, the model reads what the follow-up's rewrite reads first, in a thread of
+    its own; the next line stops it and waits for it before the model is asked anything."""
+    import io
+
+    from k2desk.chat import ChatSession
+    from k2desk.config import Settings
+    from k2desk.engine import Engine
+
+    settings = Settings.load(home=Path(home["K2DESK_HOME"]), models_dir=Path(home["K2DESK_MODELS"]))
+    with Engine(settings) as engine:
+        read = []
+        real = engine.read_ahead
+        engine.read_ahead = lambda thread=None, turns=None, cancel=None: read.append(  # type: ignore[method-assign]
+            (list(turns or []), real(thread, turns, cancel)))[-1][1]
+        session = ChatSession(engine, out=io.StringIO())
+        session.handle("/new")
+        assert session._ahead is None  # no conversation yet: nothing to read ahead
+        session.handle("Who leads the Lindenfeld Solar Cooperative?")
+        worker = session._ahead[0]
+        session.handle("And who is its treasurer?")
+        assert not worker.is_alive()  # stopped and waited for before the follow-up was read
+        turns, _ = read[0]  # what it read depends on when the next line came: nothing, or up to the whole conversation
+        assert [t.question for t in turns] == ["Who leads the Lindenfeld Solar Cooperative?"]
+        assert session._ahead is not None and len(read) >= 1
+        session.stop_reading_ahead()
+        assert session._ahead is None

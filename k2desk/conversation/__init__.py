@@ -3,6 +3,6 @@ an unchanged method answers. The turns are plain data (``Turn``), so a thread th
 stateless request carrying its own history (an OpenAI-style ``messages`` list) are read the same way."""
 
 from k2desk.conversation.turns import Turn, turns_from_history, turns_from_messages
-from k2desk.conversation.understand import Understanding, understand
+from k2desk.conversation.understand import Understanding, read_ahead, understand
 
-__all__ = ["Turn", "Understanding", "turns_from_history", "turns_from_messages", "understand"]
+__all__ = ["Turn", "Understanding", "read_ahead", "turns_from_history", "turns_from_messages", "understand"]

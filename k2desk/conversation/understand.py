@@ -171,6 +171,21 @@ def understand(message: str, turns: Sequence[Turn] = (), llm: Optional[Callable[
     return result
 
 
+def read_ahead(turns: Sequence[Turn], llm: Callable[[], Any], cancel: Optional[Any] = None) -> int:
+    """Read the rewrite's prompt of the follow-up to come, up to where its message goes, while the
+    person types it (``llm`` gives the loaded model; ``cancel`` stops it between pieces): a
+    follow-up that needs the model then reads its own words only. The tokens read; 0 without
+    turns (a first message is not rewritten)."""
+    if not turns:
+        return 0
+    messages = _messages(_COMING, turns)
+    messages[-1] = {**messages[-1], "content": messages[-1]["content"].split(_COMING, 1)[0].rstrip()}
+    return llm().preread(messages, cancel=cancel)
+
+
+_COMING = "\x00"  # where the coming message goes in the rewrite's prompt (read_ahead)
+
+
 def by_number(message: str, turn: Turn) -> tuple[str, str]:
     """``message`` with the source of ``turn`` it names by its number put in by name ("What does
     [2] say …?" → "What does “Kessing River ferry” say …?"), and that source's document key; the

@@ -151,8 +151,10 @@ class AskWorker(Worker):
                     answer = engine.ask(self.question, method=self.method, cancel=self.cancel_token, remember=True,
                                         progress=lambda s, d, t: self.progress.emit(s, d, t), on_token=self.token.emit,
                                         documents=self.documents)
-            answer.timings.setdefault("wall", time.perf_counter() - t0)
-            self.finished.emit(answer)
+                answer.timings.setdefault("wall", time.perf_counter() - t0)
+                self.finished.emit(answer)
+                if self.conversation and answer.conversation.get("thread") is not None:
+                    self._read_ahead(engine, answer.conversation["thread"])
         except Cancelled:
             self.failed.emit("cancelled", "cancelled")
         except UsageError as exc:
@@ -163,6 +165,16 @@ class AskWorker(Worker):
             self.failed.emit(_unexpected(exc), "error")
         finally:
             self.done.emit()
+
+
+    def _read_ahead(self, engine, thread: int) -> None:
+        """While the next message is typed (~0.5 s of a 1.5B on 2 cores), what its rewrite reads
+        first (Engine.read_ahead; Stop ends it). Only a head start: a failure here is the next
+        message's to report."""
+        try:
+            engine.read_ahead(thread, cancel=self.cancel_token)
+        except Exception:  # noqa: BLE001 - the answer is shown; nothing here may turn it into an error
+            pass
 
 
 class CompareWorker(Worker):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from k2desk.conversation import Turn, understand
+from k2desk.conversation import Turn, read_ahead, understand
 from k2desk.conversation.frame import complete_fragment, reads_as_fragment
 from k2desk.conversation.references import open_references
 from k2desk.conversation.understand import check_rewrite, cited_source, context_words
@@ -195,6 +195,34 @@ class _Replies:
         from types import SimpleNamespace
 
         return SimpleNamespace(text=self.text)
+
+
+class _Recorder:
+    """A model that records what it is asked to read ahead and to rewrite."""
+
+    def __init__(self):
+        self.ahead = self.asked = None
+
+    def preread(self, messages, cancel=None):
+        self.ahead = messages
+        return 7
+
+    def chat(self, messages, **kwargs):
+        from types import SimpleNamespace
+
+        self.asked = messages
+        return SimpleNamespace(text="Who is the treasurer of the Lindenfeld Solar Cooperative?")
+
+
+def test_what_is_read_ahead_is_the_beginning_of_the_follow_ups_rewrite_prompt(nlp):
+    model = _Recorder()
+    assert read_ahead([], lambda: model) == 0 and model.ahead is None  # a first message is not rewritten
+    assert read_ahead([LEADS], lambda: model) == 7
+    u = understand("And who is its treasurer?", [LEADS], llm=lambda: model, nlp=nlp)
+    assert u.how == "llm"
+    assert model.ahead[:-1] == model.asked[:-1]  # the instructions and examples, as they are
+    assert model.asked[-1]["content"].startswith(model.ahead[-1]["content"])  # the conversation, byte for byte
+    assert model.ahead[-1]["content"].endswith("Follow-up:") and "treasurer" not in model.ahead[-1]["content"]
 
 
 def test_a_message_asked_as_typed_says_what_it_still_points_at(nlp):
