@@ -6,7 +6,8 @@ answer's ``llm`` usage and ``timings``.
 
 A job: {"id", "home", "collection", "question"} and, optionally, "urls" (ask within the documents
 of these urls: papers' --scope evidence) or "turns" (earlier turns [{message, standalone, answer,
-doc}]: the question is a follow-up, answered with ``converse``).
+doc}]: the question is a follow-up, answered with ``converse``; where the variant has
+``Engine.read_ahead``, the model first reads what it would read while the person types, not timed).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def main() -> None:
         try:
             if job.get("turns") is not None:
                 turns = [Turn(t["message"], t["standalone"], t["answer"], (t.get("doc") or "",)) for t in job["turns"]]
+                if hasattr(engine, "read_ahead"):  # what the model reads while the person types (not timed)
+                    engine.read_ahead(turns=turns)
+                    first.clear()
+                    t0 = time.perf_counter()
+                    on_token = first_token(first, t0)
                 answer = engine.converse(job["question"], turns=turns, on_token=on_token, remember=False)
             else:
                 documents = None
