@@ -16,7 +16,10 @@ makes (``--mode llm``: rules, then the default reader model where a reference is
 no model), whether a context-free turn came out unchanged, and whether the rewrite is judged
 equivalent to the gold standalone (it holds every proper noun and number of the gold's and at
 least 60 % of its other content words: a proxy, the answers are the measure). No index, no
-retrieval.
+retrieval. ``--read-ahead on`` lets the model read each later turn's rewrite prompt up to the
+message first, as it does while a person types (``Engine.read_ahead``; not timed); ``both``
+understands each later turn both ways, the order alternating, the model's context emptied before
+each as an answer between the turns would leave it (rows ``KEY@ahead``).
 
 ``ask`` answers with the default method and models, per conversation, in one of three conditions:
 ``thread`` (each turn through Engine.converse with the turns the run itself answered before it),
