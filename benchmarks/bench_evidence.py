@@ -11,10 +11,11 @@ a question counts when the evidence holds every content word of its gold answer
 the reader model's.
 
 Selections: ``select.select_evidence`` (the question's terms by inverse document frequency: the
-reader's) at 1,000 tokens (as shipped), 600 and 400, and at 400 from the first 5 passages; and
-the same frame with each sentence scored by its meaning instead (MiniLM: the cosine of the
+reader's) at 1,000 tokens (as shipped), 600 and 400, and at 400 from the first 5 passages; the
+same frame with each sentence scored by its meaning instead (MiniLM: the cosine of the
 question's and the sentence's embeddings, ``meaning``) or by both (``both``: the terms' share of
-the question's weight plus the cosine), at 600 and 400. Per set: questions whose gold is in the
+the question's weight plus the cosine), at 600 and 400; and the shipped one with a floor (after
+each passage's best sentence, none scoring under 0.3 or 0.5 of the best sentence's score). Per set: questions whose gold is in the
 evidence, and the median tokens; per question in DIR/rows.jsonl. Nothing is asserted.
 """
 
@@ -47,10 +48,11 @@ SETS = {"news": ("multihop-rag-dev", "queries_sample.jsonl"), "wiki": ("wiki-qa-
 
 
 def scored(question: str, hits: Sequence[Hit], sparse: SparseIndex, embed: Callable[[list[str]], Any],
-           count: Callable[[str], int], budget: int, w_terms: float, w_meaning: float) -> list[str]:
+           count: Callable[[str], int], budget: int, w_terms: float, w_meaning: float, floor: float = 0.0) -> list[str]:
     """select_evidence's frame (each passage's best sentence first, then the best of the rest,
     within ``budget``), each sentence scored ``w_terms`` × its terms' share of the question's
-    weight + ``w_meaning`` × the cosine of its embedding with the question's."""
+    weight + ``w_meaning`` × the cosine of its embedding with the question's; ``floor``: of the
+    rest, none scoring under this share of the best sentence's score."""
     terms = set(sparse.terms_of(question)) - set(sparse.terms_of(" ".join(STOPWORDS)))
     idf = sparse.idf(terms) if terms else {}
     whole = sum(idf.values()) or 1.0
@@ -58,8 +60,11 @@ def scored(question: str, hits: Sequence[Hit], sparse: SparseIndex, embed: Calla
     flat = [t for ts in texts for t in ts]
     if not flat:
         return []
-    vectors = embed([question, *flat])
-    cosines = iter(vectors[1:] @ vectors[0])
+    if w_meaning:
+        vectors = embed([question, *flat])
+        cosines = iter(vectors[1:] @ vectors[0])
+    else:
+        cosines = iter([0.0] * len(flat))
     per_hit = []
     for rank, sentences in enumerate(texts):
         own = [sum(idf[t] for t in terms & set(sparse.terms_of(s))) / whole for s in sentences]
@@ -70,16 +75,20 @@ def scored(question: str, hits: Sequence[Hit], sparse: SparseIndex, embed: Calla
                                         + w_meaning * float(next(cosines))))
         per_hit.append(row)
     order = [max(s, key=lambda x: (x.score, -x.seq)) for s in per_hit if s]
-    rest = sorted((x for s in per_hit for x in s if x not in order), key=lambda x: (-x.score, x.hit, x.seq))
+    best = max(x.score for s in per_hit for x in s)
+    rest = sorted((x for s in per_hit for x in s if x not in order and x.score >= floor * best),
+                  key=lambda x: (-x.score, x.hit, x.seq))
     return select._within(hits, [*order, *rest], count, budget, skip_unscored=True)
 
 
 def selections(embed: Callable[[list[str]], Any], count: Callable[[str], int]) -> dict[str, Callable[..., list[str]]]:
     terms = lambda budget, k=None: lambda q, h, sp: select.select_evidence(q, h[:k], sp, count, budget)  # noqa: E731
-    mixed = lambda budget, wt, wm: lambda q, h, sp: scored(q, h, sp, embed, count, budget, wt, wm)  # noqa: E731
+    mixed = lambda budget, wt, wm, floor=0.0: lambda q, h, sp: scored(q, h, sp, embed, count, budget, wt, wm, floor)  # noqa: E731
     return {"terms 1000 (shipped)": terms(1000), "terms 600": terms(600), "terms 400": terms(400),
             "terms 400, 5 passages": terms(400, 5), "meaning 600": mixed(600, 0, 1), "meaning 400": mixed(400, 0, 1),
-            "both 600": mixed(600, 1, 1), "both 400": mixed(400, 1, 1)}
+            "both 600": mixed(600, 1, 1), "both 400": mixed(400, 1, 1),
+            "terms 1000, the rest from 0.3 of the best": mixed(1000, 1, 0, 0.3),
+            "terms 1000, the rest from 0.5 of the best": mixed(1000, 1, 0, 0.5)}
 
 
 def run(name: str, home: Path, out: Optional[Path]) -> dict[str, list[tuple[str, bool, int]]]:

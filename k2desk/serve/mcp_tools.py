@@ -204,8 +204,7 @@ class Tools:
             written[0] += 1
             progress("writing the answer", written[0], 0)
 
-        def work(engine, cancel: CancelToken) -> AskResult:
-            progress("reading the passages", 0, 1)
+        def work(engine, cancel: CancelToken) -> AskResult:  # the engine's own steps are the progress
             answer = engine.ask(question, method=self.method, progress=progress, cancel=cancel, documents=list(documents),
                                 on_token=on_token)
             return AskResult(collection=name, answer=answer.answer, outcome=answer.outcome, reason=answer.reason,
