@@ -21,7 +21,14 @@ def ask(qtbot, win, text):
     return win.last_answer
 
 
-def test_a_conversation_is_kept_reopened_after_a_restart_and_continued(qtbot, settings, indexed_window, tmp_path):
+def test_a_conversation_is_kept_reopened_after_a_restart_and_continued(qtbot, settings, indexed_window, tmp_path,
+                                                                       monkeypatch):
+    from k2desk.engine import Engine
+
+    read_ahead = []  # the threads whose next message the worker read ahead for, after showing the answer
+    real = Engine.read_ahead
+    monkeypatch.setattr(Engine, "read_ahead", lambda self, thread=None, turns=None, cancel=None:
+                        read_ahead.append(thread) or real(self, thread, turns, cancel))
     settings = replace(settings, top_k=4, max_answer_tokens=24)
     win = indexed_window(settings, [SAMPLE])
     try:
@@ -29,8 +36,10 @@ def test_a_conversation_is_kept_reopened_after_a_restart_and_continued(qtbot, se
         assert "answers with SmolLM2-135M" in win.status.text() or "answers with smollm2-135m" in win.status.text()
         first = ask(qtbot, win, "Who leads the Lindenfeld Solar Cooperative?")
         thread = first.conversation["thread"]
+        assert read_ahead == [thread]
         assert panel.thread == thread and not panel.transcript_box.isVisible() and not panel.understood.isVisible()
         follow = ask(qtbot, win, "And who is its treasurer?")
+        assert read_ahead == [thread, thread]
         # the tiny test model rewrites it its own way (the default model's rewrites: tests/test_conversation.py)
         assert follow.conversation["thread"] == thread and follow.understood_as not in ("", "And who is its treasurer?")
         assert panel.understood.isVisible() and panel.understood.text() == f"Understood as: {follow.understood_as}"
