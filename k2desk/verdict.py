@@ -144,8 +144,8 @@ class Verdict:
     not mention mayor"; "" for an answer given plainly), ``signals`` what it was decided from,
     ``calibration`` whose thresholds decided it (a model's name, "defaults", or "" where none were
     needed); ``settled``: decided by the question and the collection, not by what was read (the
-    question names publishers the collection does not hold), so no other reading of it (hop by
-    hop, in parts) can change it."""
+    question names publishers the collection does not hold), so no other reading of the question
+    (hop by hop: hops.chain) can change it."""
 
     outcome: str = "answered"
     reason: str = ""

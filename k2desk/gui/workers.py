@@ -166,7 +166,6 @@ class AskWorker(Worker):
         finally:
             self.done.emit()
 
-
     def _read_ahead(self, engine, thread: int) -> None:
         """While the next message is typed (~0.5 s of a 1.5B on 2 cores), what its rewrite reads
         first (Engine.read_ahead; Stop ends it). Only a head start: a failure here is the next
