@@ -39,7 +39,7 @@ from k2desk.eval import datasets, metrics  # noqa: E402
 from k2desk.methods import select  # noqa: E402
 from k2desk.methods.forms import ask_form  # noqa: E402
 from k2desk.methods.retrieval import Hit  # noqa: E402
-from k2desk.runtime.summarizer import STOPWORDS, split_sentences  # noqa: E402
+from k2desk.runtime.summarizer import STOPWORDS  # noqa: E402
 from k2desk.store.sparse import SparseIndex  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
@@ -47,43 +47,34 @@ SETS = {"news": ("multihop-rag-dev", "queries_sample.jsonl"), "wiki": ("wiki-qa-
         "papers": ("papers-qa-dev", None)}
 
 
-def scored(question: str, hits: Sequence[Hit], sparse: SparseIndex, embed: Callable[[list[str]], Any],
-           count: Callable[[str], int], budget: int, w_terms: float, w_meaning: float, floor: float = 0.0) -> list[str]:
-    """select_evidence's frame (each passage's best sentence first, then the best of the rest,
-    within ``budget``), each sentence scored ``w_terms`` × its terms' share of the question's
-    weight + ``w_meaning`` × the cosine of its embedding with the question's; ``floor``: of the
-    rest, none scoring under this share of the best sentence's score."""
-    terms = set(sparse.terms_of(question)) - set(sparse.terms_of(" ".join(STOPWORDS)))
-    idf = sparse.idf(terms) if terms else {}
-    whole = sum(idf.values()) or 1.0
-    texts = [split_sentences(h.chunk.text) for h in hits]
-    flat = [t for ts in texts for t in ts]
+def rescored(question: str, hits: Sequence[Hit], sparse: SparseIndex, embed: Callable[[list[str]], Any],
+             count: Callable[[str], int], budget: int, w_terms: float, w_meaning: float, floor: float = 0.0) -> list[str]:
+    """select_evidence with each sentence scored ``w_terms`` × its terms' score as a share of the
+    question's whole term weight + ``w_meaning`` × the cosine of its embedding with the
+    question's; ``floor``: after each passage's best sentence, none scoring under this share of
+    the best sentence's score."""
+    per_hit = select.scored(question, hits, sparse)
+    flat = [x for s in per_hit for x in s]
     if not flat:
         return []
+    terms = set(sparse.terms_of(question)) - set(sparse.terms_of(" ".join(STOPWORDS)))
+    whole = sum(sparse.idf(terms).values()) if terms else 0.0
+    cosines: Any = [0.0] * len(flat)
     if w_meaning:
-        vectors = embed([question, *flat])
-        cosines = iter(vectors[1:] @ vectors[0])
-    else:
-        cosines = iter([0.0] * len(flat))
-    per_hit = []
-    for rank, sentences in enumerate(texts):
-        own = [sum(idf[t] for t in terms & set(sparse.terms_of(s))) / whole for s in sentences]
-        row = []
-        for seq, text in enumerate(sentences):
-            near = max(own[max(seq - 1, 0): seq + 2])
-            row.append(select._Sentence(rank, seq, text, w_terms * (own[seq] or select.NEIGHBOUR * near)
-                                        + w_meaning * float(next(cosines))))
-        per_hit.append(row)
-    order = [max(s, key=lambda x: (x.score, -x.seq)) for s in per_hit if s]
-    best = max(x.score for s in per_hit for x in s)
-    rest = sorted((x for s in per_hit for x in s if x not in order and x.score >= floor * best),
-                  key=lambda x: (-x.score, x.hit, x.seq))
-    return select._within(hits, [*order, *rest], count, budget, skip_unscored=True)
+        vectors = embed([question, *(x.text for x in flat)])
+        cosines = vectors[1:] @ vectors[0]
+    for x, cosine in zip(flat, cosines):
+        x.score = w_terms * x.score / (whole or 1.0) + w_meaning * float(cosine)
+    order = select.ranked(per_hit)
+    firsts = sum(1 for s in per_hit if s)
+    best = max(x.score for x in flat)
+    order = order[:firsts] + [x for x in order[firsts:] if x.score >= floor * best]
+    return select.within(hits, order, count, budget)
 
 
 def selections(embed: Callable[[list[str]], Any], count: Callable[[str], int]) -> dict[str, Callable[..., list[str]]]:
     terms = lambda budget, k=None: lambda q, h, sp: select.select_evidence(q, h[:k], sp, count, budget)  # noqa: E731
-    mixed = lambda budget, wt, wm, floor=0.0: lambda q, h, sp: scored(q, h, sp, embed, count, budget, wt, wm, floor)  # noqa: E731
+    mixed = lambda budget, wt, wm, floor=0.0: lambda q, h, sp: rescored(q, h, sp, embed, count, budget, wt, wm, floor)  # noqa: E731
     return {"terms 1000 (shipped)": terms(1000), "terms 600": terms(600), "terms 400": terms(400),
             "terms 400, 5 passages": terms(400, 5), "meaning 600": mixed(600, 0, 1), "meaning 400": mixed(400, 0, 1),
             "both 600": mixed(600, 1, 1), "both 400": mixed(400, 1, 1),

@@ -28,7 +28,7 @@ NEIGHBOUR = 0.5  # a sentence without a question term, next to one that has some
 
 
 @dataclass
-class _Sentence:
+class Sentence:
     hit: int  # rank of its passage
     seq: int  # position in its passage
     text: str
@@ -38,32 +38,42 @@ class _Sentence:
 def select_evidence(question: str, hits: Sequence[Hit], sparse: SparseIndex, count_tokens: Callable[[str], int],
                     budget: int) -> list[str]:
     """Blocks (one per article, best article first) of the question's best sentences."""
+    return within(hits, ranked(scored(question, hits, sparse)), count_tokens, budget)
+
+
+def scored(question: str, hits: Sequence[Hit], sparse: SparseIndex) -> list[list[Sentence]]:
+    """Each passage's sentences (``hits``' order), scored by the weight of the question's terms
+    they hold, or a share of their best neighbour's."""
     q_terms = set(sparse.terms_of(question)) - set(sparse.terms_of(" ".join(STOPWORDS)))
     idf = sparse.idf(q_terms) if q_terms else {}
-    per_hit: list[list[_Sentence]] = []
+    per_hit: list[list[Sentence]] = []
     for rank, hit in enumerate(hits):
         texts = split_sentences(hit.chunk.text)
         own = [sum(idf[t] for t in q_terms & set(sparse.terms_of(text))) for text in texts]
         sentences = []
         for seq, text in enumerate(texts):
             near = max(own[max(seq - 1, 0): seq + 2])  # the answer often sits next to the matching sentence
-            sentences.append(_Sentence(rank, seq, text, own[seq] or NEIGHBOUR * near))
+            sentences.append(Sentence(rank, seq, text, own[seq] or NEIGHBOUR * near))
         per_hit.append(sentences)
+    return per_hit
+
+
+def ranked(per_hit: Sequence[Sequence[Sentence]]) -> list[Sentence]:
+    """Every passage's best sentence in the passages' order, then the rest by score."""
     order = [max(s, key=lambda x: (x.score, -x.seq)) for s in per_hit if s]
     rest = sorted((x for s in per_hit for x in s if x not in order), key=lambda x: (-x.score, x.hit, x.seq))
-    return _within(hits, [*order, *rest], count_tokens, budget, skip_unscored=True)
+    return [*order, *rest]
 
 
-def _within(hits: Sequence[Hit], ranked: Sequence[_Sentence], count_tokens: Callable[[str], int], budget: int,
-            skip_unscored: bool = False) -> list[str]:
+def within(hits: Sequence[Hit], ranked: Sequence[Sentence], count_tokens: Callable[[str], int], budget: int) -> list[str]:
     """The blocks of ``ranked``'s sentences taken in order while they fit ``budget`` tokens (a
-    document's header line counted once); ``skip_unscored``: no sentence scoring 0 after the first."""
+    document's header line counted once); no sentence scoring 0 after the first."""
     headers = [chunk_header(h.chunk.title, h.chunk.meta) for h in hits]
-    chosen: list[_Sentence] = []
+    chosen: list[Sentence] = []
     used = 0
     seen_docs: set[int] = set()
     for sentence in ranked:
-        if skip_unscored and sentence.score <= 0 and chosen:
+        if sentence.score <= 0 and chosen:
             continue
         doc = hits[sentence.hit].chunk.document_id
         cost = count_tokens(sentence.text) + 1 + (count_tokens(headers[sentence.hit]) + 2 if doc not in seen_docs else 0)
@@ -75,8 +85,8 @@ def _within(hits: Sequence[Hit], ranked: Sequence[_Sentence], count_tokens: Call
     return _blocks(hits, headers, chosen)
 
 
-def _blocks(hits: Sequence[Hit], headers: list[str], chosen: list[_Sentence]) -> list[str]:
-    by_doc: dict[int, list[_Sentence]] = {}
+def _blocks(hits: Sequence[Hit], headers: list[str], chosen: list[Sentence]) -> list[str]:
+    by_doc: dict[int, list[Sentence]] = {}
     first: dict[int, int] = {}
     for s in chosen:
         doc = hits[s.hit].chunk.document_id

@@ -256,9 +256,7 @@ class LLM(ChatModel):
     def preread(self, messages: list[Message], cancel: Optional[CancelToken] = None) -> int:
         from llama_cpp import Llama
 
-        marker = "\x00K2DESK-PROMPT-END\x00"
-        rendered, _ = self.render([*messages[:-1], {"role": messages[-1]["role"], "content": messages[-1]["content"] + marker}])
-        tokens = self.tokenize(rendered.split(marker, 1)[0])
+        tokens = self.tokenize(self._beginning(messages))
         read = 0
         with self._lock:
             read += self._fixed_beginning(messages, tokens) if len(messages) > 1 else 0
@@ -276,6 +274,13 @@ class LLM(ChatModel):
                 read += len(piece)
         return read
 
+    def _beginning(self, messages: list[Message]) -> str:
+        """``messages`` rendered up to the end of the last one's text: what a prompt that goes on
+        from there (more text in the last message, then the template's close) begins with."""
+        marker = "\x00K2DESK-PROMPT-END\x00"
+        rendered, _ = self.render([*messages[:-1], {"role": messages[-1]["role"], "content": messages[-1]["content"] + marker}])
+        return rendered.split(marker, 1)[0]
+
     def _fixed_beginning(self, messages: list[Message], tokens: list[int]) -> int:
         """Hold the evaluated state of ``messages``' fixed beginning (all but the last message,
         rendered up to the last one's text) before ``tokens`` are read: held already by the
@@ -284,9 +289,7 @@ class LLM(ChatModel):
 
         from k2desk.runtime.prefix_state import llama_state, restore_llama_state
 
-        marker = "\x00K2DESK-PROMPT-END\x00"
-        rendered, _ = self.render([*messages[:-1], {"role": messages[-1]["role"], "content": marker}])
-        text = rendered.split(marker, 1)[0]
+        text = self._beginning([*messages[:-1], {"role": messages[-1]["role"], "content": ""}])
         fixed = tokens[: Llama.longest_token_prefix(self.tokenize(text), tokens)]
         if len(fixed) < FIXED_MIN:
             return 0
