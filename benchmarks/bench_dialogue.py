@@ -22,7 +22,8 @@ understands each later turn both ways, the order alternating, the model's contex
 each as an answer between the turns would leave it (rows ``KEY@ahead``).
 
 ``ask`` answers with the default method and models, per conversation, in one of three conditions:
-``thread`` (each turn through Engine.converse with the turns the run itself answered before it),
+``thread`` (each turn through Engine.converse with the turns the run itself answered before it,
+the model having read ahead what it reads while the person types),
 ``standalone`` (each later turn's gold standalone question asked alone) and ``alone`` (the
 message asked as typed, as k2desk did before conversations). A turn is right when the answer holds
 every content word of its gold (eval.metrics.strict_match). Rows are kept by id and turn
@@ -209,6 +210,7 @@ def cmd_ask(args: argparse.Namespace) -> None:
                                           tuple(row.get("documents", ()))))
                         continue
                 if args.condition == "thread":
+                    engine.read_ahead(turns=turns)  # as while the person types (not in the answer's seconds)
                     a = engine.converse(t["message"], turns=turns, remember=False)
                     asked = a.question
                 elif args.condition == "standalone":
