@@ -122,9 +122,12 @@ class ChatSession:
                 self.out.flush()
                 step[0] = stage
 
-        def on_token(piece: str) -> None:
+        def clear_step() -> None:  # the last step shown gives way to the answer
             if step[0] and not streamed:
                 self.out.write("\r… " + " " * len(step[0]) + "\r… ")
+
+        def on_token(piece: str) -> None:
+            clear_step()
             streamed.append(piece)
             self.out.write(piece)
             self.out.flush()
@@ -150,8 +153,7 @@ class ChatSession:
         self.thread = answer.conversation.get("thread", self.thread)
         self.documents = None  # kept with the thread
         self.last = answer
-        if step[0] and not streamed:  # the last step shown gives way to the answer
-            self.out.write("\r… " + " " * len(step[0]) + "\r… ")
+        clear_step()
         stdout, sys.stdout = sys.stdout, self.out
         try:
             print_answer(answer, streamed)
